@@ -1,0 +1,135 @@
+"""The requirement registry: every requirement the kit checks, in one place.
+
+A requirement has a stable id (``RDQ-<FAMILY>-<NNN>``), a level, the clauses of
+``shared/spec`` it enforces (``C<n>`` for clarifications.md, ``WE:<section>`` for
+wire-envelope.txt), the suite that checks it and, when it only applies to
+plugins that declare a capability, that capability. ``docs/requirements.md`` is
+generated from this table (``python -m rdq_compliance._docgen``).
+
+Ids are never reused or renumbered; a retired requirement keeps its row with
+``retired=True``.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+__all__ = ["REQUIREMENTS", "Level", "Requirement", "get_requirement"]
+
+
+class Level(enum.StrEnum):
+    MUST = "MUST"
+    SHOULD = "SHOULD"
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    id: str
+    level: Level
+    title: str
+    clauses: tuple[str, ...]
+    suite: str
+    capability: str | None = None
+    retired: bool = False
+
+
+def _r(
+    id: str,
+    level: Level,
+    suite: str,
+    clauses: tuple[str, ...],
+    title: str,
+    capability: str | None = None,
+) -> Requirement:
+    return Requirement(id, level, title, clauses, suite, capability)
+
+
+MUST, SHOULD = Level.MUST, Level.SHOULD
+
+REQUIREMENTS: tuple[Requirement, ...] = (
+    # golden
+    _r("RDQ-GOLD-001", MUST, "golden", ("C3", "C4", "C5", "C6", "C7", "C8", "C9", "C10", "C12"),
+       "Every valid golden fixture of each declared envelope version round-trips unchanged"),
+    # round-trip
+    _r("RDQ-RT-001", MUST, "roundtrip", ("C3", "C4", "C5", "C6", "C7", "C8", "C9", "C10", "C12"),
+       "read(write(e)) == e for generated valid envelopes"),
+    _r("RDQ-RT-002", MUST, "roundtrip", ("C13",),
+       "Several envelopes written to one namespace are each read back by their own id"),
+    _r("RDQ-RT-003", MUST, "roundtrip", ("C15",),
+       "What was written is read back through a freshly opened storage (restarted testee)",
+       capability="durable"),
+    _r("RDQ-RT-004", MUST, "roundtrip", ("C3", "C6", "C7", "C9", "C11"),
+       "What a plugin returns is a valid envelope in exact form: model types for Python "
+       "adapters, canonical wire JSON for testees"),
+    _r("RDQ-RT-005", MUST, "roundtrip", ("C12",),
+       "Attempts keep their order, including repeated and decreasing attempt_no"),
+    _r("RDQ-RT-006", MUST, "roundtrip", ("C4",),
+       "Free-text strings keep their code points: U+0000, astral characters, no trimming, "
+       "no normalization, no case folding"),
+    _r("RDQ-RT-007", MUST, "roundtrip", ("C3",),
+       "Timestamps keep millisecond precision across the whole valid range"),
+    _r("RDQ-RT-008", MUST, "roundtrip", ("C7",),
+       "The payload comes back byte for byte, the empty payload included"),
+    _r("RDQ-RT-009", MUST, "roundtrip", ("C8",),
+       "Headers: the empty key, case-sensitive keys, dotted and rdq. keys, the empty map"),
+    _r("RDQ-RT-010", MUST, "roundtrip", ("C9",),
+       'null, "", {} and [] stay four different values'),
+    # truncation
+    _r("RDQ-TR-001", MUST, "truncation", ("C1",),
+       "error.message of exactly 4,096 bytes and error.stack of exactly 65,536 bytes "
+       "round-trip unchanged"),
+    _r("RDQ-TR-002", MUST, "truncation", ("C1", "C4"),
+       "Truncated values with multi-byte characters at the cut round-trip unchanged"),
+    _r("RDQ-TR-003", MUST, "truncation", ("C1",),
+       "Values under the limit that merely end with the marker are stored unchanged"),
+    # unknown fields
+    _r("RDQ-UF-001", MUST, "unknown_fields", ("C10",),
+       "Unknown top-level fields of every JSON type come back unchanged"),
+    _r("RDQ-UF-002", MUST, "unknown_fields", ("C10",),
+       "Unknown fields in attempt records come back unchanged"),
+    _r("RDQ-UF-003", MUST, "unknown_fields", ("C10",),
+       "Unknown fields in the error object come back unchanged"),
+    _r("RDQ-UF-004", MUST, "unknown_fields", ("C10",),
+       "payload_ref is preserved like any other unknown field"),
+    _r("RDQ-UF-005", MUST, "unknown_fields", ("C5",),
+       "Numbers in unknown fields and detail keep their value: every signed 64-bit integer, "
+       "every finite double"),
+    _r("RDQ-UF-006", MUST, "unknown_fields", ("C10",),
+       "error.detail is opaque JSON and comes back unchanged"),
+    # versions
+    _r("RDQ-VER-001", MUST, "versions", ("C16",),
+       "Each declared envelope version round-trips with envelope_version preserved"),
+    _r("RDQ-VER-002", MUST, "versions", ("C16", "C17"),
+       "An undeclared envelope version is rejected with UNSUPPORTED_ENVELOPE_VERSION or "
+       "stored and returned exactly as written"),
+    # storage semantics
+    _r("RDQ-ST-001", MUST, "storage", ("C13",),
+       "write replaces: nothing of the earlier version survives a rewrite"),
+    _r("RDQ-ST-002", MUST, "storage", ("C13",),
+       "Reading an id that was never written returns nothing"),
+    _r("RDQ-ST-003", MUST, "storage", ("C14",),
+       "What is written in one namespace is invisible in every other"),
+    _r("RDQ-ST-004", MUST, "storage", ("C14",),
+       "Dropping a namespace removes all of its data and nothing else"),
+    _r("RDQ-ST-005", MUST, "storage", ("C2", "C17"),
+       "A valid envelope just under 1 MiB is accepted and round-trips"),
+    _r("RDQ-ST-006", MUST, "storage", ("C13", "C14"),
+       "Random sequences of writes, rewrites, reads and drops across two namespaces agree "
+       "with a plain model"),
+    _r("RDQ-ST-007", SHOULD, "storage", ("C14",),
+       "Dropping a namespace that holds nothing succeeds"),
+)
+
+_BY_ID = {r.id: r for r in REQUIREMENTS}
+assert len(_BY_ID) == len(REQUIREMENTS), "duplicate requirement id"
+
+
+def get_requirement(id: str) -> Requirement:
+    """Return the requirement ``id``; ``KeyError`` names the known ids when absent."""
+    try:
+        return _BY_ID[id]
+    except KeyError:
+        raise KeyError(
+            f"unknown requirement id={id!r}; known: {', '.join(sorted(_BY_ID))}"
+        ) from None

@@ -1,0 +1,137 @@
+"""The typed model of envelope v1: envelope, attempt record and error object.
+
+The model is the value a Python storage adapter writes and reads. Wire details
+(JSON text, base64, timestamp text) live in the codec; here a timestamp is an
+aware UTC ``datetime`` at millisecond precision and the payload is ``bytes``.
+
+Each object carries ``extra``: the residual of its unknown fields (C10), plain
+JSON values exactly as they were decoded. Equality follows C5, C9 and C11 and is
+computed by the structural diff, so ``a == b`` holds exactly when
+``diff(a, b)`` is empty.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TypeAlias
+
+__all__ = [
+    "Attempt",
+    "Envelope",
+    "ErrorInfo",
+    "JSONValue",
+    "Outcome",
+    "Status",
+]
+
+JSONValue: TypeAlias = (
+    None | bool | int | float | str | list["JSONValue"] | dict[str, "JSONValue"]
+)
+
+
+class Status(enum.StrEnum):
+    """Task status. New values are breaking (wire-envelope, Evolution)."""
+
+    PENDING = "PENDING"
+    IN_FLIGHT = "IN_FLIGHT"
+    SUCCEEDED = "SUCCEEDED"
+    DEAD = "DEAD"
+
+
+class Outcome(enum.StrEnum):
+    """Outcome of one attempt. New values are breaking."""
+
+    SUCCESS = "SUCCESS"
+    RETRYABLE_FAILURE = "RETRYABLE_FAILURE"
+    PERMANENT_FAILURE = "PERMANENT_FAILURE"
+    LEASE_EXPIRED = "LEASE_EXPIRED"
+
+
+def _coerce_enum(cls: type[enum.StrEnum], value: object, name: str) -> object:
+    # Adapters read enum columns back as plain text; accept exactly the member
+    # names and leave anything else for the diff/validator to report.
+    if isinstance(value, str) and not isinstance(value, cls):
+        try:
+            return cls(value)
+        except ValueError:
+            return value
+    return value
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ErrorInfo:
+    """The error object of an attempt record."""
+
+    type: str
+    message: str
+    detail: JSONValue = None
+    stack: str | None = None
+    extra: Mapping[str, JSONValue] = field(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        return _model_eq(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Attempt:
+    """One execution of a task (``attempts[i]``)."""
+
+    attempt_no: int
+    started_at: datetime
+    outcome: Outcome
+    finished_at: datetime | None = None
+    error: ErrorInfo | None = None
+    extra: Mapping[str, JSONValue] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "outcome", _coerce_enum(Outcome, self.outcome, "outcome"))
+
+    def __eq__(self, other: object) -> bool:
+        return _model_eq(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Envelope:
+    """A task envelope. ``attempts`` is kept as a tuple so the order is fixed (C12)."""
+
+    id: str
+    queue: str
+    handler_ref: str
+    payload: bytes
+    payload_content_type: str
+    status: Status
+    created_at: datetime
+    envelope_version: int = 1
+    handler_version: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    attempt_count: int = 0
+    redrive_count: int = 0
+    next_attempt_at: datetime | None = None
+    lease_expires_at: datetime | None = None
+    attempts: Sequence[Attempt] = ()
+    extra: Mapping[str, JSONValue] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", _coerce_enum(Status, self.status, "status"))
+        if isinstance(self.attempts, list):
+            object.__setattr__(self, "attempts", tuple(self.attempts))
+
+    def __eq__(self, other: object) -> bool:
+        return _model_eq(self, other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _model_eq(a: object, b: object) -> bool:
+    if type(a) is not type(b):
+        return NotImplemented  # type: ignore[no-any-return]
+    from ._diff import diff  # local: _diff imports this module
+
+    return not diff(a, b)  # type: ignore[arg-type]

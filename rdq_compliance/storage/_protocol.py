@@ -1,0 +1,135 @@
+"""The interface a Python storage plugin implements.
+
+A plugin hands the kit a :class:`Storage` (one per kit run, built by the
+``rdq_storage_open`` hook). A storage opens :class:`Adapter` objects, one per
+namespace (C14). Adapters exchange :class:`~rdq_compliance.Envelope` values.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from ..envelope import Envelope
+
+__all__ = [
+    "NAMESPACE_PATTERN",
+    "Adapter",
+    "Capability",
+    "ErrorCode",
+    "OptionSpec",
+    "Storage",
+    "StorageError",
+    "StorageInfo",
+    "StorageUnavailable",
+]
+
+NAMESPACE_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,39}")
+"""C14: every adapter is opened on a namespace matching this pattern (fullmatch)."""
+
+
+class ErrorCode(enum.StrEnum):
+    """The error codes a plugin may answer with (C17)."""
+
+    UNSUPPORTED_ENVELOPE_VERSION = "UNSUPPORTED_ENVELOPE_VERSION"
+    PAYLOAD_TOO_LARGE = "PAYLOAD_TOO_LARGE"
+    INVALID_ENVELOPE = "INVALID_ENVELOPE"
+    NOT_SUPPORTED = "NOT_SUPPORTED"
+    INTERNAL = "INTERNAL"
+
+
+class Capability(enum.StrEnum):
+    """Optional capabilities the kit knows how to verify."""
+
+    DURABLE = "durable"
+    """C15: what was written survives closing the storage and opening it again."""
+
+
+class StorageError(Exception):
+    """A refusal or failure reported by a storage plugin, with a C17 code."""
+
+    def __init__(self, code: ErrorCode | str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class StorageInfo:
+    """What a plugin declares about itself. Capabilities are declared, never guessed."""
+
+    name: str
+    version: str
+    envelope_versions: frozenset[int] = frozenset({1})
+    capabilities: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "envelope_versions", frozenset(self.envelope_versions))
+        object.__setattr__(self, "capabilities", frozenset(self.capabilities))
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """A setting a plugin accepts through ``--rdq-option NAME=VALUE``.
+
+    The value comes from the command line, else from the environment variable
+    ``env`` (when set), else ``default``. ``default=None`` makes it required.
+    """
+
+    name: str
+    default: str | None
+    help: str = ""
+    env: str | None = None
+    choices: tuple[str, ...] = field(default=())
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """Storage opened on one namespace."""
+
+    def write(self, envelope: Envelope) -> None:
+        """Create or wholly replace the envelope with ``envelope.id`` (C13).
+
+        Raise :class:`StorageError` to refuse it (C16/C17).
+        """
+
+    def read(self, id: str) -> Envelope | None:
+        """Return the last envelope written with ``id``, or ``None`` (C13)."""
+
+    def close(self) -> None:
+        """Release what the adapter holds. The data stays (C15 for durable plugins)."""
+
+
+@runtime_checkable
+class Storage(Protocol):
+    """A configured storage plugin: the factory of adapters."""
+
+    @property
+    def info(self) -> StorageInfo:
+        """Name, version, envelope versions and capabilities."""
+
+    def open(self, namespace: str) -> Adapter:
+        """Open an adapter on ``namespace`` (C14), creating what it needs."""
+
+    def drop(self, namespace: str) -> None:
+        """Remove all data of ``namespace`` and nothing else (C14). Dropping an
+        unknown namespace is not an error."""
+
+    def close(self) -> None:
+        """Release connections. Called once at the end of the run."""
+
+
+
+class StorageUnavailable(Exception):
+    """The storage behind a plugin cannot be reached (server down, bad DSN).
+
+    Raised by ``rdq_storage_open``. The kit turns it into one clear message
+    instead of a failure per test; ``setting`` names the option to change.
+    """
+
+    def __init__(self, message: str, *, setting: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.setting = setting

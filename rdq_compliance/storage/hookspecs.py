@@ -1,0 +1,64 @@
+"""The hooks a storage plugin implements: the reference for plugin authors.
+
+A storage plugin is any object (usually a module) with functions decorated by
+:data:`rdq_compliance.hookimpl`, registered under the ``rdq.storage`` entry-point
+group. The entry-point name is the plugin name used with ``--rdq-plugin``::
+
+    # pyproject.toml of your plugin
+    [project.entry-points."rdq.storage"]
+    mine = "rdq_plugin_mine"
+
+    # rdq_plugin_mine/__init__.py
+    from rdq_compliance import OptionSpec, hookimpl
+
+    @hookimpl
+    def rdq_storage_options():
+        return [OptionSpec("dsn", default="postgresql://127.0.0.1/test", env="MINE_DSN")]
+
+    @hookimpl
+    def rdq_storage_open(options):
+        return MineStorage(options["dsn"])
+
+The kit loads only the plugins named with ``--rdq-plugin`` and calls each
+plugin's hooks on that plugin alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pluggy
+
+from ._protocol import OptionSpec, Storage
+
+__all__ = ["PROJECT_NAME", "hookimpl", "hookspec"]
+
+PROJECT_NAME = "rdq"
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec(firstresult=True)
+def rdq_storage_options() -> Sequence[OptionSpec]:
+    """Declare the settings the plugin takes through ``--rdq-option NAME=VALUE``.
+
+    Return a sequence of :class:`~rdq_compliance.OptionSpec`. The kit rejects an
+    option the plugin did not declare (a usage error that lists the declared
+    ones), fills in environment values and defaults, and reports a missing
+    required setting before any test runs. Optional: a plugin without settings
+    need not implement it.
+    """
+
+
+@hookspec(firstresult=True)
+def rdq_storage_open(options: Mapping[str, str]) -> Storage:
+    """Create the :class:`~rdq_compliance.Storage` under test.
+
+    ``options`` holds every declared setting, resolved. Called once per kit run
+    and again whenever the kit needs a fresh instance (the C15 durability check
+    closes the storage and opens a new one, so a cache cannot hide lossy
+    storage). Connect here and fail fast: raise
+    :class:`~rdq_compliance.StorageUnavailable` when the server cannot be
+    reached, naming the server and the setting to change; the kit then reports
+    one clear error instead of a failure per test.
+    """
