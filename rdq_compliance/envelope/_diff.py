@@ -1,6 +1,402 @@
-# PLACEHOLDER written by the lead so the package imports; H1 replaces this file.
-class Difference: ...
-def diff(expected, actual):
-    raise NotImplementedError
-def format_diff(diffs, *, limit=20):
-    raise NotImplementedError
+"""Structural diff of envelopes: what a plugin returned against what was written.
+
+Each difference names the JSON pointer of the field as it appears on the wire
+(unknown fields at the pointer of the object they belong to) and says precisely
+what differs, so a failing round trip reads like a bug report.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from ._json import json_equal
+from ._model import Attempt, Envelope, ErrorInfo, Outcome, Status
+from ._violations import pointer_token
+from ._wire import datetime_problem, format_timestamp
+
+__all__ = ["Difference", "DifferenceKind", "diff", "format_diff"]
+
+DifferenceKind = Literal["changed", "missing", "unexpected", "type", "length"]
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    """One difference at ``pointer``; ``expected``/``actual`` are the values there
+    (None for the absent side of missing/unexpected)."""
+
+    pointer: str
+    kind: DifferenceKind
+    expected: Any
+    actual: Any
+    note: str
+
+    def __str__(self) -> str:
+        return _format_line(self)
+
+
+def diff(expected: object, actual: object) -> list[Difference]:
+    """Every difference between ``expected`` and ``actual`` (models or JSON values)."""
+    out: list[Difference] = []
+    if expected is actual:
+        return out
+    if isinstance(expected, Envelope | Attempt | ErrorInfo):
+        if type(actual) is not type(expected):
+            out.append(_type_diff("", expected, actual, type(expected).__name__))
+        elif isinstance(expected, Envelope):
+            _envelope(expected, actual, out)  # type: ignore[arg-type]
+        elif isinstance(expected, Attempt):
+            _attempt(expected, actual, "", out)  # type: ignore[arg-type]
+        else:
+            _error(expected, actual, "", out)  # type: ignore[arg-type]
+    else:
+        _json(expected, actual, "", out)
+    return out
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+# -- models ----------------------------------------------------------------------
+
+
+def _envelope(e: Envelope, a: Envelope, out: list[Difference]) -> None:
+    _int(e.envelope_version, a.envelope_version, "/envelope_version", out)
+    _str(e.id, a.id, "/id", out)
+    _str(e.queue, a.queue, "/queue", out)
+    _str(e.handler_ref, a.handler_ref, "/handler_ref", out)
+    _str(e.handler_version, a.handler_version, "/handler_version", out)
+    _bytes(e.payload, a.payload, "/payload", out)
+    _str(e.payload_content_type, a.payload_content_type, "/payload_content_type", out)
+    _headers(e.headers, a.headers, out)
+    _enum(e.status, a.status, "/status", out)
+    _int(e.attempt_count, a.attempt_count, "/attempt_count", out)
+    _int(e.redrive_count, a.redrive_count, "/redrive_count", out)
+    _time(e.next_attempt_at, a.next_attempt_at, "/next_attempt_at", out)
+    _time(e.lease_expires_at, a.lease_expires_at, "/lease_expires_at", out)
+    _time(e.created_at, a.created_at, "/created_at", out)
+    _attempts(e.attempts, a.attempts, out)
+    _extra(e.extra, a.extra, "", out)
+
+
+def _attempts(e: Sequence[Attempt], a: object, out: list[Difference]) -> None:
+    if not isinstance(a, tuple | list):
+        out.append(_type_diff("/attempts", e, a, "a tuple of Attempt"))
+        return
+    if len(e) != len(a):
+        out.append(
+            Difference(
+                "/attempts",
+                "length",
+                len(e),
+                len(a),
+                f"attempts length changed: expected {_n(len(e), 'attempt')}, got {len(a)}",
+            )
+        )
+    for i, (ea, aa) in enumerate(zip(e, a, strict=False)):
+        if ea is aa:
+            continue
+        ptr = f"/attempts/{i}"
+        if type(aa) is not Attempt or type(ea) is not Attempt:
+            out.append(_type_diff(ptr, ea, aa, "Attempt"))
+        else:
+            _attempt(ea, aa, ptr, out)
+    for i in range(len(a), len(e)):
+        out.append(Difference(f"/attempts/{i}", "missing", e[i], None, "attempt missing"))
+    for i in range(len(e), len(a)):
+        out.append(Difference(f"/attempts/{i}", "unexpected", None, a[i], "unexpected attempt"))
+
+
+def _attempt(e: Attempt, a: Attempt, ptr: str, out: list[Difference]) -> None:
+    _int(e.attempt_no, a.attempt_no, f"{ptr}/attempt_no", out)
+    _time(e.started_at, a.started_at, f"{ptr}/started_at", out)
+    _time(e.finished_at, a.finished_at, f"{ptr}/finished_at", out)
+    _enum(e.outcome, a.outcome, f"{ptr}/outcome", out)
+    eerr, aerr = e.error, a.error
+    eptr = f"{ptr}/error"
+    if eerr is None or aerr is None:
+        if eerr is not aerr:
+            out.append(
+                Difference(
+                    eptr,
+                    "changed",
+                    eerr,
+                    aerr,
+                    "error changed: expected "
+                    + (
+                        "null, got an error object" if eerr is None else "an error object, got null"
+                    ),
+                )
+            )
+    elif type(aerr) is not ErrorInfo or type(eerr) is not ErrorInfo:
+        out.append(_type_diff(eptr, eerr, aerr, "ErrorInfo"))
+    else:
+        _error(eerr, aerr, eptr, out)
+    _extra(e.extra, a.extra, ptr, out)
+
+
+def _error(e: ErrorInfo, a: ErrorInfo, ptr: str, out: list[Difference]) -> None:
+    _str(e.type, a.type, f"{ptr}/type", out)
+    _str(e.message, a.message, f"{ptr}/message", out)
+    _json(e.detail, a.detail, f"{ptr}/detail", out)
+    _str(e.stack, a.stack, f"{ptr}/stack", out)
+    _extra(e.extra, a.extra, ptr, out)
+
+
+def _extra(e: Mapping[str, Any], a: object, ptr: str, out: list[Difference]) -> None:
+    if not isinstance(a, Mapping):
+        out.append(_type_diff(f"{ptr}/extra", e, a, "a Mapping of unknown fields"))
+        return
+    if not e and not a:
+        return
+    _members(e, a, ptr, out, "unknown field", _json)
+
+
+def _headers(e: Mapping[str, str], a: object, out: list[Difference]) -> None:
+    if not isinstance(a, Mapping):
+        out.append(_type_diff("/headers", e, a, "a Mapping[str, str]"))
+        return
+    _members(e, a, "/headers", out, "header", _str)
+
+
+def _members(
+    e: Mapping[Any, Any],
+    a: Mapping[Any, Any],
+    ptr: str,
+    out: list[Difference],
+    what: str,
+    compare: Any,
+) -> None:
+    for key, evalue in e.items():
+        sub = f"{ptr}/{pointer_token(str(key))}"
+        if key not in a:
+            out.append(Difference(sub, "missing", evalue, None, f"{what} {key!r} missing"))
+        else:
+            compare(evalue, a[key], sub, out)
+    for key, avalue in a.items():
+        if key not in e:
+            sub = f"{ptr}/{pointer_token(str(key))}"
+            out.append(Difference(sub, "unexpected", None, avalue, f"unexpected {what} {key!r}"))
+
+
+# -- leaves ------------------------------------------------------------------------
+
+
+def _type_diff(ptr: str, e: object, a: object, expected_type: str) -> Difference:
+    return Difference(
+        ptr, "type", e, a, f"type changed: expected {expected_type}, got {type(a).__name__}"
+    )
+
+
+def _null_diff(ptr: str, e: object, a: object) -> Difference:
+    side = "expected null, got a value" if e is None else "expected a value, got null"
+    return Difference(ptr, "changed", e, a, f"value changed: {side}")
+
+
+def _int(e: int, a: object, ptr: str, out: list[Difference]) -> None:
+    if type(a) is not int:  # bool and float are different types, not equal values
+        out.append(_type_diff(ptr, e, a, "int"))
+    elif e != a:
+        out.append(Difference(ptr, "changed", e, a, f"integer changed: expected {e}, got {a}"))
+
+
+def _enum(e: Status | Outcome | str, a: object, ptr: str, out: list[Difference]) -> None:
+    # A plain str equal to the member's value is the same value (the model coerces).
+    if not isinstance(a, str):
+        out.append(_type_diff(ptr, e, a, type(e).__name__))
+    elif str.__eq__(e, a) is not True:
+        out.append(
+            Difference(ptr, "changed", e, a, f"value changed: expected {str(e)!r}, got {str(a)!r}")
+        )
+
+
+def _str(e: str | None, a: object, ptr: str, out: list[Difference]) -> None:
+    if e is None or a is None:
+        if e is not a:
+            out.append(_null_diff(ptr, e, a))
+        return
+    if not isinstance(a, str):
+        out.append(_type_diff(ptr, e, a, "str"))
+    elif e != a:
+        out.append(Difference(ptr, "changed", e, a, string_note(e, a)))
+
+
+def string_note(e: str, a: str) -> str:
+    """Byte lengths and the first differing code point of two different strings."""
+    eb = len(e.encode("utf-8", "surrogatepass"))
+    ab = len(a.encode("utf-8", "surrogatepass"))
+    i = next((k for k, (x, y) in enumerate(zip(e, a, strict=False)) if x != y), min(len(e), len(a)))
+    return (
+        f"string changed: expected {eb} bytes, got {ab} bytes; first difference at "
+        f"code point {i}: expected {_code_point(e, i)}, got {_code_point(a, i)}"
+    )
+
+
+def _code_point(s: str, i: int) -> str:
+    if i >= len(s):
+        return "end of string"
+    c = s[i]
+    shown = repr(c) if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else ""
+    return f"U+{ord(c):04X}" + (f" {shown}" if shown else "")
+
+
+def _bytes(e: bytes, a: object, ptr: str, out: list[Difference]) -> None:
+    if type(a) is not bytes:
+        out.append(_type_diff(ptr, e, a, "bytes"))
+        return
+    if e == a:
+        return
+    i = next((k for k, (x, y) in enumerate(zip(e, a, strict=False)) if x != y), min(len(e), len(a)))
+    ev = f"0x{e[i]:02X}" if i < len(e) else "end of bytes"
+    av = f"0x{a[i]:02X}" if i < len(a) else "end of bytes"
+    out.append(
+        Difference(
+            ptr,
+            "changed",
+            e,
+            a,
+            f"bytes changed: expected {len(e)} bytes, got {len(a)} bytes; first difference "
+            f"at offset {i}: expected {ev}, got {av}",
+        )
+    )
+
+
+def _time(e: datetime | None, a: object, ptr: str, out: list[Difference]) -> None:
+    if e is None or a is None:
+        if e is not a:
+            out.append(_null_diff(ptr, e, a))
+        return
+    if not isinstance(a, datetime):
+        out.append(_type_diff(ptr, e, a, "datetime"))
+        return
+    problem = datetime_problem(a)
+    if problem is not None and a.utcoffset() is None:
+        out.append(Difference(ptr, "type", e, a, f"timestamp not aware: {problem}"))
+        return
+    if e != a:
+        delta = (a - e).total_seconds() * 1000
+        out.append(
+            Difference(
+                ptr,
+                "changed",
+                e,
+                a,
+                f"instant changed: expected {_ts(e)}, got {_ts(a)} ({delta:+.3f} ms)",
+            )
+        )
+    elif problem is not None:
+        out.append(Difference(ptr, "type", e, a, f"timestamp form changed: {problem}"))
+
+
+def _ts(value: datetime) -> str:
+    if datetime_problem(value) is None:
+        return format_timestamp(value)
+    return value.isoformat()
+
+
+# -- plain JSON (unknown fields, detail) ----------------------------------------------
+
+
+def _json_type(v: object) -> str:
+    t = type(v)
+    if v is None:
+        return "null"
+    if t is bool:
+        return "boolean"
+    if t is int or t is float:
+        return "number"
+    if t is str:
+        return "string"
+    if t is list:
+        return "array"
+    if t is dict:
+        return "object"
+    return f"non-JSON {t.__name__}"
+
+
+def _json(e: object, a: object, ptr: str, out: list[Difference]) -> None:
+    et, at = _json_type(e), _json_type(a)
+    if et != at:
+        out.append(Difference(ptr, "type", e, a, f"type changed: expected {et}, got {at}"))
+    elif et == "object":
+        _members(e, a, ptr, out, "key", _json)  # type: ignore[arg-type]
+    elif et == "array":
+        assert isinstance(e, list) and isinstance(a, list)
+        if len(e) != len(a):
+            out.append(
+                Difference(
+                    ptr,
+                    "length",
+                    len(e),
+                    len(a),
+                    f"array length changed: expected {_n(len(e), 'item')}, got {len(a)}",
+                )
+            )
+        for i, (x, y) in enumerate(zip(e, a, strict=False)):
+            _json(x, y, f"{ptr}/{i}", out)
+        for i in range(len(a), len(e)):
+            out.append(Difference(f"{ptr}/{i}", "missing", e[i], None, "array item missing"))
+        for i in range(len(e), len(a)):
+            out.append(Difference(f"{ptr}/{i}", "unexpected", None, a[i], "unexpected array item"))
+    elif et == "string":
+        if e != a:
+            out.append(Difference(ptr, "changed", e, a, string_note(e, a)))  # type: ignore[arg-type]
+    elif not json_equal(e, a):
+        if et == "number":
+            note = f"number changed: expected {e!r}, got {a!r}"
+            if isinstance(e, int) and isinstance(a, float) and math.isfinite(a):
+                note += " (a double cannot hold every 64-bit integer; C5 requires it exactly)"
+        else:
+            note = f"value changed: expected {e!r}, got {a!r}"
+        out.append(Difference(ptr, "changed", e, a, note))
+
+
+# -- formatting --------------------------------------------------------------------
+
+_VALUE_CHARS = 80
+
+
+def _short(value: object, center: int | None = None) -> str:
+    """repr cut to ~80 characters; for strings, a window around ``center``."""
+    if isinstance(value, str) and center is not None and center > 30 and len(value) > 60:
+        text = "…" + repr(value[center - 20 :])
+    elif isinstance(value, datetime):
+        text = value.isoformat()
+    else:
+        text = repr(value)
+    if len(text) > _VALUE_CHARS:
+        text = text[: _VALUE_CHARS - 1] + "…"
+    return text
+
+
+def _format_line(d: Difference) -> str:
+    ptr = d.pointer or "/"
+    if d.kind == "missing":
+        return f"{ptr}: {d.note}: expected {_short(d.expected)}"
+    if d.kind == "unexpected":
+        return f"{ptr}: {d.note}: got {_short(d.actual)}"
+    if d.kind == "length":
+        return f"{ptr}: {d.note}"
+    center = None
+    if isinstance(d.expected, str) and isinstance(d.actual, str):
+        center = next(
+            (k for k, (x, y) in enumerate(zip(d.expected, d.actual, strict=False)) if x != y),
+            min(len(d.expected), len(d.actual)),
+        )
+    if isinstance(d.expected, bytes | datetime) and d.kind == "changed":
+        return f"{ptr}: {d.note}"
+    return (
+        f"{ptr}: {d.note} (expected {_short(d.expected, center)}, got {_short(d.actual, center)})"
+    )
+
+
+def format_diff(diffs: Sequence[Difference], *, limit: int = 20) -> str:
+    """One readable line per difference, at most ``limit`` of them, then "… and N more"."""
+    lines = [_format_line(d) for d in diffs[:limit]]
+    if len(diffs) > limit:
+        lines.append(f"… and {len(diffs) - limit} more")
+    return "\n".join(lines)

@@ -1,5 +1,224 @@
-# PLACEHOLDER written by the lead so the package imports; H1 replaces this file.
-def parse_json(data):
-    raise NotImplementedError
-def json_equal(a, b):
-    raise NotImplementedError
+"""Strict JSON parsing and C5 JSON equality.
+
+The stdlib decoder is lenient where the envelope is not (duplicate keys, NaN,
+lone surrogates from ``\\ud800`` escapes), so those are caught here and reported
+as violations with the JSON pointer of the offending place.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from ._codes import ViolationCode
+from ._model import JSONValue
+from ._violations import InvalidEnvelope, Violation, pointer_token
+
+__all__ = ["json_equal", "parse_json"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# A \uD800-\uDFFF escape in the text (or a literal surrogate in a str input): only
+# then is the walk over every string needed. Two simple patterns scan much faster
+# than one alternation.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+class _DupDict(dict[str, Any]):
+    """An object that held a key more than once; remembers which keys."""
+
+    __slots__ = ("dups",)
+    dups: list[str]
+
+
+class _BadConstant(Exception):
+    pass
+
+
+def _reject_constant(name: str) -> Any:
+    raise _BadConstant(name)
+
+
+def _syntax(message: str) -> InvalidEnvelope:
+    return InvalidEnvelope([Violation(ViolationCode.JSON_SYNTAX, "", message)])
+
+
+def parse_json(data: str | bytes | bytearray) -> dict[str, JSONValue]:
+    """Parse one envelope JSON text strictly; raise InvalidEnvelope on any defect.
+
+    ``bytes`` must be UTF-8 without BOM. The top level must be an object.
+    """
+    if isinstance(data, bytes | bytearray):
+        try:
+            text = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidEnvelope(
+                [
+                    Violation(
+                        ViolationCode.UTF8_INVALID,
+                        "",
+                        f"invalid UTF-8 at byte offset {exc.start}: {exc.reason} "
+                        f"(byte {bytes(data)[exc.start : exc.start + 1]!r}); "
+                        "the envelope must be encoded as UTF-8",
+                    )
+                ]
+            ) from None
+    elif isinstance(data, str):
+        text = data
+    else:
+        raise TypeError(f"data={type(data).__name__}: expected str or bytes holding JSON text")
+    if text.startswith("\ufeff"):
+        raise _syntax("the text starts with a byte order mark (U+FEFF); remove it")
+
+    dup_seen: list[bool] = []
+
+    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            dup = _DupDict(obj)
+            seen: set[str] = set()
+            dup.dups = []
+            for key, _ in pairs:
+                if key in seen and key not in dup.dups:
+                    dup.dups.append(key)
+                seen.add(key)
+            dup_seen.append(True)
+            return dup
+        return obj
+
+    hook: Callable[[list[tuple[str, Any]]], dict[str, Any]] = pairs_hook
+    try:
+        value = json.loads(text, object_pairs_hook=hook, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise _syntax(f"line {exc.lineno} column {exc.colno} (char {exc.pos}): {exc.msg}") from None
+    except _BadConstant as exc:
+        raise _syntax(
+            f"{exc.args[0]} is not JSON (NaN and Infinity are not allowed); write a finite number"
+        ) from None
+    except RecursionError:
+        raise _syntax("the JSON text is nested too deeply") from None
+    except ValueError as exc:  # int(str) digit limit of huge integer literals
+        raise InvalidEnvelope(
+            [Violation(ViolationCode.NUMBER_RANGE, "", f"a number is out of range: {exc}")]
+        ) from None
+
+    violations: list[Violation] = []
+    if dup_seen:
+        _find_dups(value, "", violations)
+    if (
+        "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None
+    ) or (  # bytes were decoded strictly: they cannot hold a literal surrogate
+        not isinstance(data, bytes | bytearray)
+        and not text.isascii()
+        and _SURROGATE.search(text) is not None
+    ):
+        _find_surrogates(value, "", violations)
+    if violations:
+        raise InvalidEnvelope(violations)
+    if not isinstance(value, dict):
+        raise InvalidEnvelope(
+            [
+                Violation(
+                    ViolationCode.FIELD_TYPE,
+                    "",
+                    f"the top level is {json_type_name(value)}; an envelope is a JSON object",
+                )
+            ]
+        )
+    return value
+
+
+def _find_dups(value: Any, ptr: str, out: list[Violation]) -> None:
+    if isinstance(value, dict):
+        if isinstance(value, _DupDict):
+            for key in value.dups:
+                out.append(
+                    Violation(
+                        ViolationCode.DUPLICATE_KEY,
+                        ptr,
+                        f"key {key!r} appears more than once in this object; keep one",
+                    )
+                )
+        for key, item in value.items():
+            _find_dups(item, f"{ptr}/{pointer_token(key)}", out)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _find_dups(item, f"{ptr}/{i}", out)
+
+
+def _find_surrogates(value: Any, ptr: str, out: list[Violation]) -> None:
+    if isinstance(value, str):
+        m = _SURROGATE.search(value)
+        if m:
+            out.append(
+                Violation(
+                    ViolationCode.LONE_SURROGATE,
+                    ptr,
+                    f"string holds a lone surrogate U+{ord(m.group()):04X} at code point "
+                    f"{m.start()}; strings must be Unicode scalar values",
+                )
+            )
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            sub = f"{ptr}/{pointer_token(key)}"
+            m = _SURROGATE.search(key)
+            if m:
+                out.append(
+                    Violation(
+                        ViolationCode.LONE_SURROGATE,
+                        sub,
+                        f"key holds a lone surrogate U+{ord(m.group()):04X} at code point "
+                        f"{m.start()}; keys must be Unicode scalar values",
+                    )
+                )
+            _find_surrogates(item, sub, out)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            _find_surrogates(item, f"{ptr}/{i}", out)
+
+
+def json_type_name(value: object) -> str:
+    """The JSON type of a Python value, for messages (``an integer``, ``a string``...)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return f"a non-JSON {type(value).__name__}"
+
+
+def json_equal(a: object, b: object) -> bool:
+    """JSON value equality per C5/C11.
+
+    A bool never equals a number; an int equals a float only when the float is
+    integral and exactly equal (Python compares int and float exactly); object
+    key order is irrelevant; arrays are ordered. Non-JSON types (tuple, bytes...)
+    equal only an identical-typed equal value.
+    """
+    if a is b and not isinstance(a, float):
+        return True
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        if len(a) != len(b):
+            return False
+        return all(key in b and json_equal(item, b[key]) for key, item in a.items())
+    if a is None or b is None:
+        return False
+    return type(a) is type(b) and a == b

@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 JSONValue: TypeAlias = (
-    None | bool | int | float | str | list["JSONValue"] | dict[str, "JSONValue"]
+    bool | int | float | str | list["JSONValue"] | dict[str, "JSONValue"] | None
 )
 
 
@@ -134,4 +134,4 @@ def _model_eq(a: object, b: object) -> bool:
         return NotImplemented  # type: ignore[no-any-return]
     from ._diff import diff  # local: _diff imports this module
 
-    return not diff(a, b)  # type: ignore[arg-type]
+    return not diff(a, b)

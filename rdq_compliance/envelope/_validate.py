@@ -1,5 +1,694 @@
-# PLACEHOLDER written by the lead so the package imports; H1 replaces this file.
-class Violation: ...
-class InvalidEnvelope(Exception): ...
-def validate(data, *, versions=(1,), max_bytes=None):
-    raise NotImplementedError
+"""The envelope v1 validator: every rule of wire-envelope.txt and C1-C17 that a
+single envelope can break, each reported with a stable code and a JSON pointer.
+
+One pass over the parsed object. A typed model is first checked for its Python
+types (what a Python adapter returns), turned into its wire form and then judged
+by the same value rules.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import re
+from collections.abc import Callable, Collection, Mapping
+from datetime import datetime
+from typing import Any
+
+from ._codes import ViolationCode as C
+from ._json import json_type_name, parse_json
+from ._limits import (
+    INT64_MAX,
+    INT64_MIN,
+    MAX_ENVELOPE_BYTES,
+    MAX_KNOWN_INT,
+    MESSAGE_LIMIT,
+    NAME_MAX_CHARS,
+    STACK_LIMIT,
+)
+from ._model import Attempt, Envelope, ErrorInfo, Outcome, Status
+from ._violations import InvalidEnvelope, Violation, pointer_token
+from ._wire import (
+    ATTEMPT_FIELDS,
+    ENVELOPE_FIELDS,
+    ERROR_FIELDS,
+    base64_problem,
+    datetime_problem,
+    format_timestamp,
+    timestamp_problem,
+)
+
+__all__ = ["InvalidEnvelope", "Violation", "validate"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NAME = re.compile(r"[a-z0-9._-]+")
+_STATUS_VALUES = frozenset(s.value for s in Status)
+_OUTCOME_VALUES = frozenset(o.value for o in Outcome)
+_ENVELOPE_KNOWN = frozenset(ENVELOPE_FIELDS)
+_ATTEMPT_KNOWN = frozenset(ATTEMPT_FIELDS)
+_ERROR_KNOWN = frozenset(ERROR_FIELDS)
+_ENVELOPE_REQUIRED = (
+    "envelope_version", "id", "queue", "handler_ref", "payload", "payload_content_type",
+    "headers", "status", "attempt_count", "redrive_count", "created_at", "attempts",
+)  # fmt: skip
+_ENVELOPE_OPTIONAL = ("handler_version", "next_attempt_at", "lease_expires_at")
+_ATTEMPT_REQUIRED = ("attempt_no", "started_at", "outcome")
+_ATTEMPT_OPTIONAL = ("finished_at", "error")
+_ERROR_REQUIRED = ("type", "message")
+_ERROR_OPTIONAL = ("detail", "stack")
+_LEASE_EXPIRED_TYPE = "rdq.LeaseExpired"
+
+
+class _Skip:
+    """Stands for a model value whose Python type was already reported."""
+
+    __slots__ = ()
+
+
+_SKIP: Any = _Skip()
+
+
+def validate(
+    data: str | bytes | bytearray | Mapping[str, Any] | Envelope,
+    *,
+    versions: Collection[int] | None = (1,),
+    max_bytes: int | None = MAX_ENVELOPE_BYTES,
+) -> list[Violation]:
+    """Every violation of envelope v1 in ``data``; an empty list means valid.
+
+    ``data`` is JSON text (parsed strictly first), a parsed JSON object, or an
+    ``Envelope`` model. ``versions``: the envelope versions accepted (None: any;
+    the shape is judged as v1). ``max_bytes``: C2 limit on the compact canonical
+    encoding (None: no limit).
+    """
+    if isinstance(data, Envelope):
+        return _validate_model(data, versions, max_bytes)
+    if isinstance(data, str | bytes | bytearray):
+        try:
+            obj = parse_json(data)
+        except InvalidEnvelope as exc:
+            return list(exc.violations)
+        return validate_object(
+            obj, versions=versions, max_bytes=max_bytes, parsed=True, size_bound=size_bound(data)
+        )
+    if isinstance(data, Mapping):
+        return validate_object(data, versions=versions, max_bytes=max_bytes, parsed=False)
+    raise TypeError(
+        f"data={type(data).__name__}: expected JSON text (str/bytes), a JSON object "
+        "(Mapping) or an Envelope"
+    )
+
+
+def validate_object(
+    obj: Mapping[str, Any],
+    *,
+    versions: Collection[int] | None = (1,),
+    max_bytes: int | None = MAX_ENVELOPE_BYTES,
+    parsed: bool = False,
+    size_bound: int | None = None,
+) -> list[Violation]:
+    """Validate a JSON object. ``parsed=True`` promises it came from ``parse_json``
+    (plain types, no lone surrogates), which skips those checks. ``size_bound``: an
+    upper bound of its compact encoding (see ``size_bound``), which spares encoding
+    it when the bound already fits ``max_bytes``."""
+    unsupported = _version_check(obj.get("envelope_version"), versions)
+    if unsupported is not None:
+        return [unsupported]
+    checker = _Checker(check_strings=not parsed)
+    checker.envelope(obj)
+    out = checker.out
+    if max_bytes is not None and (
+        size_bound is None or size_bound + checker.absent_bytes > max_bytes
+    ):
+        _size_check(obj, checker.absent_bytes, max_bytes, out)
+    return out
+
+
+def size_bound(text: str | bytes | bytearray) -> int:
+    """An upper bound, in bytes, of the compact encoding of what ``text`` parses to.
+
+    Re-encoding never lengthens a string, a key, an integer or a literal (escapes
+    only shrink, whitespace goes). Only a float can grow: its token has at least 3
+    characters ("1e9", "0.5") and its repr at most 24 ("-2.2250738585072014e-308"),
+    so 8 times the text's UTF-8 size (at most 4 bytes per str character) bounds it.
+    """
+    if isinstance(text, str):
+        return 32 * len(text)
+    return 8 * len(text)
+
+
+def _version_check(value: object, versions: Collection[int] | None) -> Violation | None:
+    if (
+        versions is None
+        or type(value) is not int
+        or not 0 <= value <= MAX_KNOWN_INT
+        or value in versions
+    ):
+        return None
+    accepted = ", ".join(str(v) for v in sorted(versions)) or "none"
+    return Violation(
+        C.UNSUPPORTED_ENVELOPE_VERSION,
+        "/envelope_version",
+        f"envelope_version={value!r} is not supported (supported: {accepted}); "
+        "the rest of the envelope is not judged",
+    )
+
+
+def _size_check(obj: object, absent_bytes: int, max_bytes: int, out: list[Violation]) -> None:
+    try:
+        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return  # non-JSON values: already reported as FIELD_TYPE
+    # No code point takes more than 4 UTF-8 bytes: skip encoding small envelopes.
+    if 4 * len(text) + absent_bytes <= max_bytes:
+        return
+    size = len(text.encode("utf-8", "surrogatepass")) + absent_bytes
+    if size > max_bytes:
+        out.append(
+            Violation(
+                C.PAYLOAD_TOO_LARGE,
+                "",
+                f"the compact canonical JSON encoding is {size} bytes; the limit is "
+                f"{max_bytes} bytes (C2)",
+            )
+        )
+
+
+def _absent_member_bytes(name: str) -> int:
+    # ,"name":null  -- what canonical form adds for an absent optional field (C9).
+    return len(name) + 8
+
+
+class _Checker:
+    __slots__ = ("absent_bytes", "check_strings", "out")
+
+    def __init__(self, *, check_strings: bool) -> None:
+        self.out: list[Violation] = []
+        self.check_strings = check_strings
+        self.absent_bytes = 0
+
+    # -- primitives -------------------------------------------------------------
+
+    def add(self, code: C, ptr: str, message: str) -> None:
+        self.out.append(Violation(code, ptr, message))
+
+    def type_error(self, ptr: str, expected: str, value: object) -> None:
+        got = "a float with a fraction or exponent" if type(value) is float else None
+        self.add(
+            C.FIELD_TYPE,
+            ptr,
+            f"expected {expected}, got {got or json_type_name(value)}: {_short(value)}",
+        )
+
+    def string(self, value: object, ptr: str, *, nullable: bool = False) -> bool:
+        """True when ``value`` is a string (reported otherwise); None is fine if nullable."""
+        if type(value) is str:
+            if self.check_strings:
+                self.surrogates(value, ptr, "string")
+            return True
+        if value is None and nullable:
+            return False
+        if value is not _SKIP:
+            self.type_error(ptr, "a string" + (" or null" if nullable else ""), value)
+        return False
+
+    def surrogates(self, value: str, ptr: str, what: str) -> None:
+        m = _SURROGATE.search(value)
+        if m is not None:
+            self.add(
+                C.LONE_SURROGATE,
+                ptr,
+                f"{what} holds a lone surrogate U+{ord(m.group()):04X} at code point "
+                f"{m.start()}; strings must be Unicode scalar values (C4)",
+            )
+
+    def known_int(self, value: object, ptr: str) -> bool:
+        if type(value) is int:
+            if 0 <= value <= MAX_KNOWN_INT:
+                return True
+            self.add(
+                C.INTEGER_RANGE,
+                ptr,
+                f"{value} is out of range; expected 0 to {MAX_KNOWN_INT} (C5)",
+            )
+            return False
+        if value is _SKIP:
+            return False
+        if type(value) is float and value.is_integer():
+            self.add(
+                C.FIELD_TYPE,
+                ptr,
+                f"expected an integer, got {value!r}; write it without fraction or exponent "
+                "(integer decoders in Go and Java reject it)",
+            )
+        else:
+            self.type_error(ptr, "an integer", value)
+        return False
+
+    def timestamp(self, value: object, ptr: str, *, nullable: bool = False) -> bool:
+        if type(value) is not str:
+            if not (value is None and nullable) and value is not _SKIP:
+                self.type_error(ptr, "a timestamp string" + (" or null" if nullable else ""), value)
+            return False
+        problem = timestamp_problem(value)
+        if problem is None:
+            return True
+        kind, message = problem
+        self.add(C.TIMESTAMP_FORMAT if kind == "FORMAT" else C.TIMESTAMP_RANGE, ptr, message)
+        return False
+
+    def name(self, value: object, ptr: str, length_code: C, charset_code: C) -> None:
+        if not self.string(value, ptr):
+            return
+        assert isinstance(value, str)
+        n = len(value)
+        if n == 0 or n > NAME_MAX_CHARS:
+            self.add(length_code, ptr, f"length {n} is out of range; expected 1 to 240 characters")
+        if n and _NAME.fullmatch(value) is None:
+            bad = next(c for c in value if not ("a" <= c <= "z" or "0" <= c <= "9" or c in "._-"))
+            self.add(
+                charset_code,
+                ptr,
+                f"character {bad!r} at index {value.index(bad)} is not allowed; "
+                "use only a-z 0-9 . _ - (C8a)",
+            )
+
+    def limited_text(self, value: str, ptr: str, limit: int, code: C) -> None:
+        if len(value) * 4 <= limit:
+            return
+        size = len(value.encode("utf-8", "surrogatepass"))
+        if size > limit:
+            self.add(
+                code,
+                ptr,
+                f"{size} UTF-8 bytes; the limit is {limit} bytes, truncation marker included "
+                "(truncate with rdq_compliance.truncate_message / truncate_stack, C1)",
+            )
+
+    def json_object(self, value: object, ptr: str, what: str, *, nullable: bool = False) -> bool:
+        if type(value) is dict:
+            if self.check_strings:
+                self.keys(value, ptr)
+            return True
+        if not (value is None and nullable) and value is not _SKIP:
+            self.type_error(ptr, what + (" or null" if nullable else ""), value)
+        return False
+
+    def keys(self, value: Mapping[Any, Any], ptr: str) -> None:
+        for key in value:
+            if type(key) is not str:
+                self.add(C.FIELD_TYPE, ptr, f"key {key!r} is not a string; JSON keys are strings")
+            else:
+                self.surrogates(key, f"{ptr}/{pointer_token(key)}", "key")
+
+    def any_json(self, value: Any, ptr: str) -> None:
+        """Unknown fields and ``detail``: any JSON value, numbers in range (C5)."""
+        t = type(value)
+        if t is str:
+            if self.check_strings:
+                self.surrogates(value, ptr, "string")
+        elif t is int:
+            if not INT64_MIN <= value <= INT64_MAX:
+                self.add(
+                    C.NUMBER_RANGE,
+                    ptr,
+                    f"integer {_short(value)} is outside the signed 64-bit range (C5)",
+                )
+        elif t is float:
+            if not math.isfinite(value):
+                self.add(
+                    C.NUMBER_RANGE,
+                    ptr,
+                    f"number {value!r} is not finite (e.g. 1e999 overflows a double); "
+                    "C5 allows finite doubles only",
+                )
+        elif t is list:
+            for i, item in enumerate(value):
+                self.any_json(item, f"{ptr}/{i}")
+        elif t is dict:
+            if self.check_strings:
+                self.keys(value, ptr)
+            for key, item in value.items():
+                self.any_json(item, f"{ptr}/{pointer_token(str(key))}")
+        elif value is not None and t is not bool and value is not _SKIP:
+            self.add(
+                C.FIELD_TYPE,
+                ptr,
+                f"{type(value).__name__} {_short(value)} is not a JSON value "
+                "(null, bool, int, float, str, list, dict)",
+            )
+
+    def missing(self, obj: Mapping[str, Any], ptr: str, required: tuple[str, ...]) -> None:
+        for name in required:
+            if name not in obj:
+                self.add(C.FIELD_MISSING, f"{ptr}/{name}", f"required field {name!r} is absent")
+
+    def absent(self, obj: Mapping[str, Any], optional: tuple[str, ...]) -> None:
+        for name in optional:
+            if name not in obj:
+                self.absent_bytes += _absent_member_bytes(name)
+
+    # -- objects -----------------------------------------------------------------
+
+    def envelope(self, obj: Mapping[str, Any]) -> None:
+        if self.check_strings and not isinstance(obj, dict):
+            obj = dict(obj)
+        if self.check_strings:
+            self.keys(obj, "")
+        self.missing(obj, "", _ENVELOPE_REQUIRED)
+        self.absent(obj, _ENVELOPE_OPTIONAL)
+        for key, value in obj.items():
+            check = _ENVELOPE_CHECKS.get(key)
+            if check is None:
+                self.any_json(value, f"/{pointer_token(str(key))}")
+            else:
+                check(self, value, "/" + key)
+        # Invariants of the design document, judged only on well-typed values.
+        status = obj.get("status")
+        if type(status) is not str:
+            status = None  # a wrong type (maybe unhashable) was reported as FIELD_TYPE
+        lease = obj.get("lease_expires_at")
+        if type(lease) is str and status in _STATUS_VALUES and status != "IN_FLIGHT":
+            self.add(
+                C.LEASE_WITHOUT_IN_FLIGHT,
+                "/lease_expires_at",
+                f"lease_expires_at is set while status is {status}; it is null unless IN_FLIGHT",
+            )
+        if status == "IN_FLIGHT" and lease is None:
+            self.add(
+                C.IN_FLIGHT_WITHOUT_LEASE,
+                "/lease_expires_at",
+                "status is IN_FLIGHT but lease_expires_at is null; an in-flight task has a lease",
+            )
+        if (status == "SUCCEEDED" or status == "DEAD") and type(obj.get("next_attempt_at")) is str:
+            self.add(
+                C.NEXT_ATTEMPT_WHEN_TERMINAL,
+                "/next_attempt_at",
+                f"next_attempt_at is set while status is {status}; it is null once terminal",
+            )
+
+    # -- top-level fields, dispatched by name from _ENVELOPE_CHECKS ----------------
+
+    def f_id(self, value: Any, ptr: str) -> None:
+        if self.string(value, ptr) and _ULID.fullmatch(value) is None:
+            self.add(
+                C.ID_FORMAT,
+                ptr,
+                f"{_short(value)} is not canonical ULID text: 26 characters of "
+                "upper-case Crockford base32 (no I, L, O, U), the first one 0-7 (C6)",
+            )
+
+    def f_queue(self, value: Any, ptr: str) -> None:
+        self.name(value, ptr, C.QUEUE_LENGTH, C.QUEUE_CHARSET)
+
+    def f_handler_ref(self, value: Any, ptr: str) -> None:
+        self.name(value, ptr, C.HANDLER_REF_LENGTH, C.HANDLER_REF_CHARSET)
+
+    def f_nullable_string(self, value: Any, ptr: str) -> None:
+        self.string(value, ptr, nullable=True)
+
+    def f_string(self, value: Any, ptr: str) -> None:
+        self.string(value, ptr)
+
+    def f_payload(self, value: Any, ptr: str) -> None:
+        if self.string(value, ptr):
+            problem = base64_problem(value)
+            if problem is not None:
+                self.add(C.PAYLOAD_BASE64, ptr, problem + " (C7)")
+
+    def f_headers(self, value: Any, ptr: str) -> None:
+        if self.json_object(value, ptr, "an object of string values"):
+            for hkey, hvalue in value.items():
+                self.string(hvalue, f"{ptr}/{pointer_token(str(hkey))}")
+
+    def f_status(self, value: Any, ptr: str) -> None:
+        if self.string(value, ptr) and value not in _STATUS_VALUES:
+            self.add(
+                C.STATUS_VALUE,
+                ptr,
+                f"{_short(value)} is not a v1 status; expected one of "
+                "PENDING, IN_FLIGHT, SUCCEEDED, DEAD",
+            )
+
+    def f_nullable_timestamp(self, value: Any, ptr: str) -> None:
+        self.timestamp(value, ptr, nullable=True)
+
+    def f_timestamp(self, value: Any, ptr: str) -> None:
+        self.timestamp(value, ptr)
+
+    def f_attempts(self, value: Any, ptr: str) -> None:
+        if type(value) is list:
+            for i, attempt in enumerate(value):
+                self.attempt(attempt, f"/attempts/{i}")
+        elif value is not _SKIP:
+            self.type_error(ptr, "an array of attempt objects", value)
+
+    def attempt(self, obj: object, ptr: str) -> None:
+        if not self.json_object(obj, ptr, "an attempt object"):
+            return
+        assert isinstance(obj, dict)
+        self.missing(obj, ptr, _ATTEMPT_REQUIRED)
+        self.absent(obj, _ATTEMPT_OPTIONAL)
+        for key, value in obj.items():
+            if key not in _ATTEMPT_KNOWN:
+                self.any_json(value, f"{ptr}/{pointer_token(str(key))}")
+            elif key == "attempt_no":
+                self.known_int(value, f"{ptr}/attempt_no")
+            elif key == "started_at":
+                self.timestamp(value, f"{ptr}/started_at")
+            elif key == "finished_at":
+                self.timestamp(value, f"{ptr}/finished_at", nullable=True)
+            elif key == "outcome":
+                if self.string(value, f"{ptr}/outcome") and value not in _OUTCOME_VALUES:
+                    self.add(
+                        C.OUTCOME_VALUE,
+                        f"{ptr}/outcome",
+                        f"{_short(value)} is not a v1 outcome; expected one of SUCCESS, "
+                        "RETRYABLE_FAILURE, PERMANENT_FAILURE, LEASE_EXPIRED",
+                    )
+            else:  # error
+                self.error(value, f"{ptr}/error")
+        if obj.get("outcome") == "LEASE_EXPIRED":
+            error = obj.get("error")
+            if error is None:
+                self.add(
+                    C.LEASE_EXPIRED_ERROR,
+                    f"{ptr}/error",
+                    f'a LEASE_EXPIRED attempt has an error of type "{_LEASE_EXPIRED_TYPE}"; '
+                    "got null",
+                )
+            elif type(error) is dict:
+                etype = error.get("type")
+                if type(etype) is str and etype != _LEASE_EXPIRED_TYPE:
+                    self.add(
+                        C.LEASE_EXPIRED_ERROR,
+                        f"{ptr}/error/type",
+                        f'a LEASE_EXPIRED attempt has error.type "{_LEASE_EXPIRED_TYPE}"; '
+                        f"got {_short(etype)}",
+                    )
+                stack = error.get("stack")
+                if stack is not None and stack is not _SKIP:
+                    self.add(
+                        C.LEASE_EXPIRED_ERROR,
+                        f"{ptr}/error/stack",
+                        f"a LEASE_EXPIRED attempt has no stack; expected null, got {_short(stack)}",
+                    )
+
+    def error(self, obj: object, ptr: str) -> None:
+        if not self.json_object(obj, ptr, "an error object", nullable=True):
+            return
+        assert isinstance(obj, dict)
+        self.missing(obj, ptr, _ERROR_REQUIRED)
+        self.absent(obj, _ERROR_OPTIONAL)
+        for key, value in obj.items():
+            if key not in _ERROR_KNOWN:
+                self.any_json(value, f"{ptr}/{pointer_token(str(key))}")
+            elif key == "type":
+                self.string(value, f"{ptr}/type")
+            elif key == "message":
+                if self.string(value, f"{ptr}/message"):
+                    self.limited_text(value, f"{ptr}/message", MESSAGE_LIMIT, C.MESSAGE_TOO_LONG)
+            elif key == "detail":
+                self.any_json(value, f"{ptr}/detail")
+            elif self.string(value, f"{ptr}/stack", nullable=True):  # stack
+                self.limited_text(value, f"{ptr}/stack", STACK_LIMIT, C.STACK_TOO_LONG)
+
+
+_ULID = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
+_ENVELOPE_CHECKS: dict[str, Callable[[_Checker, Any, str], object]] = {
+    "envelope_version": _Checker.known_int,
+    "id": _Checker.f_id,
+    "queue": _Checker.f_queue,
+    "handler_ref": _Checker.f_handler_ref,
+    "handler_version": _Checker.f_nullable_string,
+    "payload": _Checker.f_payload,
+    "payload_content_type": _Checker.f_string,
+    "headers": _Checker.f_headers,
+    "status": _Checker.f_status,
+    "attempt_count": _Checker.known_int,
+    "redrive_count": _Checker.known_int,
+    "next_attempt_at": _Checker.f_nullable_timestamp,
+    "lease_expires_at": _Checker.f_nullable_timestamp,
+    "created_at": _Checker.f_timestamp,
+    "attempts": _Checker.f_attempts,
+}
+assert set(_ENVELOPE_CHECKS) == _ENVELOPE_KNOWN
+
+
+def _short(value: object, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# -- the typed model ---------------------------------------------------------------
+
+
+def _validate_model(
+    env: Envelope, versions: Collection[int] | None, max_bytes: int | None
+) -> list[Violation]:
+    unsupported = _version_check(env.envelope_version, versions)
+    if unsupported is not None:
+        return [unsupported]
+    model = _ModelChecker()
+    wire = model.envelope(env)
+    checker = _Checker(check_strings=True)
+    checker.envelope(wire)
+    out = model.out + checker.out
+    if max_bytes is not None and not model.out:
+        _size_check(wire, 0, max_bytes, out)
+    return out
+
+
+class _ModelChecker:
+    """Checks the Python types of a model and builds its wire form; a value of the
+    wrong Python type becomes ``_SKIP`` so the JSON rules do not report it twice."""
+
+    __slots__ = ("out",)
+
+    def __init__(self) -> None:
+        self.out: list[Violation] = []
+
+    def type_error(self, ptr: str, expected: str, value: object) -> Any:
+        self.out.append(
+            Violation(
+                C.FIELD_TYPE,
+                ptr,
+                f"expected {expected}, got {type(value).__name__} {_short(value)}",
+            )
+        )
+        return _SKIP
+
+    def int_(self, value: object, ptr: str) -> Any:
+        # Exactly int: bool, IntEnum and other subclasses are not what a reader returns.
+        if type(value) is int:
+            return value
+        return self.type_error(ptr, "int", value)
+
+    def text(self, value: object, ptr: str, *, nullable: bool = False) -> Any:
+        if type(value) is str or (value is None and nullable):
+            return value
+        return self.type_error(ptr, "str" + (" or None" if nullable else ""), value)
+
+    def timestamp(self, value: object, ptr: str, *, nullable: bool = False) -> Any:
+        if value is None and nullable:
+            return None
+        if not isinstance(value, datetime):
+            return self.type_error(ptr, "datetime" + (" or None" if nullable else ""), value)
+        problem = datetime_problem(value)
+        if problem is not None:
+            self.out.append(Violation(C.TIMESTAMP_FORMAT, ptr, problem))
+            return _SKIP
+        return format_timestamp(value)  # years before 1970: TIMESTAMP_RANGE on the text
+
+    def enum(self, value: object, cls: type[Status] | type[Outcome], ptr: str) -> Any:
+        if isinstance(value, cls):
+            return value.value
+        if type(value) is str:
+            return value  # not a member (the model coerces members): *_VALUE on the text
+        return self.type_error(ptr, f"{cls.__name__}", value)
+
+    def extra(self, extra: object, known: frozenset[str], ptr: str, wire: dict[str, Any]) -> None:
+        if not isinstance(extra, Mapping):
+            self.type_error(f"{ptr}", "a Mapping for extra (unknown fields)", extra)
+            return
+        for key, value in extra.items():
+            if key in known:
+                self.out.append(
+                    Violation(
+                        C.DUPLICATE_KEY,
+                        ptr,
+                        f"extra holds the known field {key!r}; unknown fields must not "
+                        "repeat a known one (the encoding would hold the key twice)",
+                    )
+                )
+            else:
+                wire[key] = value  # non-str keys and non-JSON values: the JSON rules
+
+    def envelope(self, env: Envelope) -> dict[str, Any]:
+        headers: Any = env.headers
+        if isinstance(headers, Mapping):
+            headers = dict(headers)
+        else:
+            headers = self.type_error("/headers", "a Mapping[str, str]", headers)
+        attempts: Any = env.attempts
+        if isinstance(attempts, tuple | list):
+            attempts = [self.attempt(a, f"/attempts/{i}") for i, a in enumerate(attempts)]
+        else:
+            attempts = self.type_error("/attempts", "a tuple of Attempt", attempts)
+        payload: Any = env.payload
+        if type(payload) is bytes:
+            payload = base64.b64encode(payload).decode("ascii")
+        else:
+            payload = self.type_error("/payload", "bytes", payload)
+        wire: dict[str, Any] = {
+            "envelope_version": self.int_(env.envelope_version, "/envelope_version"),
+            "id": self.text(env.id, "/id"),
+            "queue": self.text(env.queue, "/queue"),
+            "handler_ref": self.text(env.handler_ref, "/handler_ref"),
+            "handler_version": self.text(env.handler_version, "/handler_version", nullable=True),
+            "payload": payload,
+            "payload_content_type": self.text(env.payload_content_type, "/payload_content_type"),
+            "headers": headers,
+            "status": self.enum(env.status, Status, "/status"),
+            "attempt_count": self.int_(env.attempt_count, "/attempt_count"),
+            "redrive_count": self.int_(env.redrive_count, "/redrive_count"),
+            "next_attempt_at": self.timestamp(
+                env.next_attempt_at, "/next_attempt_at", nullable=True
+            ),
+            "lease_expires_at": self.timestamp(
+                env.lease_expires_at, "/lease_expires_at", nullable=True
+            ),
+            "created_at": self.timestamp(env.created_at, "/created_at"),
+            "attempts": attempts,
+        }
+        self.extra(env.extra, _ENVELOPE_KNOWN, "", wire)
+        return wire
+
+    def attempt(self, attempt: object, ptr: str) -> Any:
+        if not isinstance(attempt, Attempt):
+            return self.type_error(ptr, "Attempt", attempt)
+        error: Any = attempt.error
+        if isinstance(error, ErrorInfo):
+            error = self.error(error, f"{ptr}/error")
+        elif error is not None:
+            error = self.type_error(f"{ptr}/error", "ErrorInfo or None", error)
+        wire: dict[str, Any] = {
+            "attempt_no": self.int_(attempt.attempt_no, f"{ptr}/attempt_no"),
+            "started_at": self.timestamp(attempt.started_at, f"{ptr}/started_at"),
+            "finished_at": self.timestamp(attempt.finished_at, f"{ptr}/finished_at", nullable=True),
+            "outcome": self.enum(attempt.outcome, Outcome, f"{ptr}/outcome"),
+            "error": error,
+        }
+        self.extra(attempt.extra, _ATTEMPT_KNOWN, ptr, wire)
+        return wire
+
+    def error(self, error: ErrorInfo, ptr: str) -> dict[str, Any]:
+        wire: dict[str, Any] = {
+            "type": self.text(error.type, f"{ptr}/type"),
+            "message": self.text(error.message, f"{ptr}/message"),
+            "detail": error.detail,  # any JSON: judged by the JSON rules
+            "stack": self.text(error.stack, f"{ptr}/stack", nullable=True),
+        }
+        self.extra(error.extra, _ERROR_KNOWN, ptr, wire)
+        return wire

@@ -1,0 +1,246 @@
+"""PostgreSQL storage: one connection per Storage, one schema per namespace."""
+
+from __future__ import annotations
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
+
+from rdq_compliance import (
+    NAMESPACE_PATTERN,
+    Envelope,
+    ErrorCode,
+    StorageError,
+    StorageInfo,
+    StorageUnavailable,
+)
+
+from ._rows import ATTEMPT_COLUMNS, ENVELOPE_COLUMNS, envelope_from_rows, rows_from_envelope
+
+__all__ = ["DSN_ENV", "PostgresAdapter", "PostgresStorage", "connect", "schema_name"]
+
+DSN_ENV = "RDQ_POSTGRES_DSN"
+SUPPORTED_VERSIONS = frozenset({1})
+CONNECT_TIMEOUT_S = 3
+
+# {s} is the namespace schema. Child rows go with their envelope (ON DELETE
+# CASCADE), so replacing an envelope is one DELETE plus inserts.
+_DDL = """
+CREATE SCHEMA IF NOT EXISTS {s};
+CREATE TABLE IF NOT EXISTS {s}.envelope (
+    id                   text PRIMARY KEY,
+    envelope_version     bigint NOT NULL,
+    queue                text NOT NULL,
+    handler_ref          text NOT NULL,
+    handler_version      bytea,
+    payload              bytea NOT NULL,
+    payload_content_type bytea NOT NULL,
+    status               text NOT NULL,
+    attempt_count        bigint NOT NULL,
+    redrive_count        bigint NOT NULL,
+    next_attempt_at      timestamptz,
+    lease_expires_at     timestamptz,
+    created_at           timestamptz NOT NULL,
+    residual             text NOT NULL
+);
+CREATE TABLE IF NOT EXISTS {s}.header (
+    envelope_id text NOT NULL REFERENCES {s}.envelope (id) ON DELETE CASCADE,
+    position    integer NOT NULL,
+    key         bytea NOT NULL,
+    value       bytea NOT NULL,
+    PRIMARY KEY (envelope_id, position)
+);
+CREATE TABLE IF NOT EXISTS {s}.attempt (
+    envelope_id    text NOT NULL REFERENCES {s}.envelope (id) ON DELETE CASCADE,
+    position       integer NOT NULL,
+    attempt_no     bigint NOT NULL,
+    started_at     timestamptz NOT NULL,
+    finished_at    timestamptz,
+    outcome        text NOT NULL,
+    residual       text NOT NULL,
+    error_type     bytea,
+    error_message  bytea,
+    error_detail   text,
+    error_stack    bytea,
+    error_residual text,
+    PRIMARY KEY (envelope_id, position),
+    CHECK (num_nulls(error_type, error_message, error_detail, error_residual) IN (0, 4)),
+    CHECK (error_type IS NOT NULL OR error_stack IS NULL)
+)
+"""
+
+
+def schema_name(namespace: str) -> str:
+    if not isinstance(namespace, str) or not NAMESPACE_PATTERN.fullmatch(namespace):
+        raise ValueError(
+            f"namespace={namespace!r} is not a valid namespace: expected "
+            f"{NAMESPACE_PATTERN.pattern} (C14)"
+        )
+    return f"rdq_{namespace}"
+
+
+def _where(dsn: str) -> str:
+    """'PostgreSQL at host:port/db' for messages, never showing a password."""
+    try:
+        params = conninfo_to_dict(dsn)
+    except psycopg.Error:
+        return "PostgreSQL"
+    host = params.get("host") or params.get("hostaddr") or "localhost"
+    port = params.get("port") or "5432"
+    db = params.get("dbname")
+    return f"PostgreSQL at {host}:{port}" + (f"/{db}" if db else "")
+
+
+def connect(dsn: str) -> psycopg.Connection[tuple[object, ...]]:
+    """Connect in autocommit mode with the session clock on UTC; fail fast and clearly."""
+    hint = f"(option dsn / env {DSN_ENV})"
+    try:
+        conninfo_to_dict(dsn)
+    except psycopg.Error as exc:
+        raise StorageUnavailable(
+            f"the PostgreSQL dsn is not a valid connection string {hint}: {exc}".strip(),
+            setting="dsn",
+        ) from exc
+    where = _where(dsn)
+    try:
+        conn = psycopg.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+    except psycopg.Error as exc:
+        reason = str(exc).strip()
+        verb = "refused the connection" if "refused" in reason else "could not be reached"
+        raise StorageUnavailable(f"{where} {verb} {hint}: {reason}", setting="dsn") from exc
+    try:
+        # timestamptz values come back in the session zone; UTC keeps 9999-12-31
+        # representable in Python and makes the tzinfo the one the model wants.
+        conn.execute("SET TimeZone TO 'UTC'")
+        conn.execute("SET client_encoding TO 'UTF8'")
+    except psycopg.Error as exc:
+        conn.close()
+        raise StorageUnavailable(f"{where} rejected the session setup {hint}: {exc}",
+                                 setting="dsn") from exc
+    return conn
+
+
+class PostgresStorage:
+    """A Storage over one connection; adapters share it (autocommit + explicit transactions)."""
+
+    def __init__(self, conn: psycopg.Connection[tuple[object, ...]], *, version: str) -> None:
+        self._conn = conn
+        self._info = StorageInfo(
+            name="postgres",
+            version=version,
+            envelope_versions=SUPPORTED_VERSIONS,
+            capabilities=frozenset({"durable"}),
+        )
+
+    @property
+    def info(self) -> StorageInfo:
+        return self._info
+
+    def open(self, namespace: str) -> PostgresAdapter:
+        schema = schema_name(namespace)
+        conn = self._conn
+        row = conn.execute("SELECT to_regclass(%s)", [f"{schema}.attempt"]).fetchone()
+        if row is None or row[0] is None:
+            ddl = sql.SQL(_DDL).format(s=sql.Identifier(schema))
+            with conn.transaction():
+                # Serialise concurrent creators (parallel kit workers) of one schema.
+                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [schema])
+                conn.execute(ddl)
+        return PostgresAdapter(conn, schema)
+
+    def drop(self, namespace: str) -> None:
+        schema = schema_name(namespace)
+        with self._conn.transaction():
+            self._conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [schema])
+            self._conn.execute(
+                sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
+            )
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+class PostgresAdapter:
+    def __init__(self, conn: psycopg.Connection[tuple[object, ...]], schema: str) -> None:
+        self._conn = conn
+        s = sql.Identifier(schema)
+
+        def q(template: str) -> str:
+            return sql.SQL(template).format(s=s).as_string(conn)
+
+        def insert(table: str, columns: tuple[str, ...]) -> str:
+            cols = ", ".join(columns)
+            marks = ", ".join(["%s"] * len(columns))
+            return q(f"INSERT INTO {{s}}.{table} ({cols}) VALUES ({marks})")
+
+        self._delete = q("DELETE FROM {s}.envelope WHERE id = %s")
+        self._insert_envelope = insert("envelope", ENVELOPE_COLUMNS)
+        self._insert_header = insert("header", ("envelope_id", "position", "key", "value"))
+        self._insert_attempt = insert("attempt", ATTEMPT_COLUMNS)
+        self._select_envelope = q(
+            f"SELECT {', '.join(ENVELOPE_COLUMNS)} FROM {{s}}.envelope WHERE id = %s"
+        )
+        self._select_headers = q(
+            "SELECT key, value FROM {s}.header WHERE envelope_id = %s ORDER BY position"
+        )
+        self._select_attempts = q(
+            f"SELECT {', '.join(ATTEMPT_COLUMNS[2:])} FROM {{s}}.attempt "
+            "WHERE envelope_id = %s ORDER BY position"
+        )
+
+    def write(self, envelope: Envelope) -> None:
+        version = envelope.envelope_version
+        if type(version) is not int or version not in SUPPORTED_VERSIONS:
+            raise StorageError(
+                ErrorCode.UNSUPPORTED_ENVELOPE_VERSION,
+                f"envelope_version={version!r} is not supported by the postgres plugin "
+                f"(supported: {sorted(SUPPORTED_VERSIONS)})",
+            )
+        try:
+            env_row, header_rows, attempt_rows = rows_from_envelope(envelope)
+        except (UnicodeEncodeError, ValueError, TypeError) as exc:
+            raise StorageError(
+                ErrorCode.INVALID_ENVELOPE,
+                f"envelope id={envelope.id!r} cannot be stored: {exc}",
+            ) from exc
+        conn = self._conn
+        try:
+            # One transaction, one network round trip: DELETE (cascades to the
+            # child rows, C13) and the inserts are pipelined.
+            with conn.pipeline(), conn.transaction(), conn.cursor() as cur:
+                cur.execute(self._delete, [envelope.id])
+                cur.execute(self._insert_envelope, env_row)
+                if header_rows:
+                    cur.executemany(self._insert_header, header_rows)
+                if attempt_rows:
+                    cur.executemany(self._insert_attempt, attempt_rows)
+        except psycopg.DataError as exc:
+            raise StorageError(
+                ErrorCode.INVALID_ENVELOPE,
+                f"PostgreSQL refused a value of envelope id={envelope.id!r}: {exc}",
+            ) from exc
+        except psycopg.Error as exc:
+            raise StorageError(
+                ErrorCode.INTERNAL, f"writing envelope id={envelope.id!r} failed: {exc}"
+            ) from exc
+
+    def read(self, id: str) -> Envelope | None:
+        if "\x00" in id:
+            return None  # text cannot hold U+0000, so no stored id has it
+        conn = self._conn
+        try:
+            with conn.pipeline():
+                c_env = conn.execute(self._select_envelope, [id])
+                c_hdr = conn.execute(self._select_headers, [id])
+                c_att = conn.execute(self._select_attempts, [id])
+            env_row = c_env.fetchone()
+            if env_row is None:
+                return None
+            return envelope_from_rows(env_row, c_hdr.fetchall(), c_att.fetchall())
+        except psycopg.Error as exc:
+            raise StorageError(
+                ErrorCode.INTERNAL, f"reading envelope id={id!r} failed: {exc}"
+            ) from exc
+
+    def close(self) -> None:
+        """Nothing to release: the connection belongs to the Storage."""

@@ -1,0 +1,496 @@
+"""The embedded rdq storage plugin, on the standard library's ``sqlite3``.
+
+The envelope is decomposed into native columns, the way a production plugin
+would store it so that an engine can query and schedule on it:
+
+``rdq_tasks``     one row per envelope: every known top-level field in its own
+                  column, plus ``residual``, a JSON object of the unknown
+                  top-level fields (C10).
+``rdq_headers``   one row per header (C8): ``""`` keys, case-distinct keys and
+                  U+0000 are ordinary TEXT values under the BINARY collation.
+``rdq_attempts``  one row per attempt, keyed by its *position* in the list,
+                  never by ``attempt_no``, which repeats across redrives (C12);
+                  the error object is flattened into ``error_*`` columns. Each
+                  attempt and each error keeps its own residual (C10).
+
+Every table starts with a ``namespace`` column and every statement filters on
+it, so an adapter cannot see or touch another namespace (C14).
+
+See README.md for the choices (timestamps, residual JSON, U+0000, two
+processes on one file) and the pitfalls they avoid.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from rdq_compliance import (
+    NAMESPACE_PATTERN,
+    Attempt,
+    Capability,
+    Envelope,
+    ErrorCode,
+    ErrorInfo,
+    JSONValue,
+    OptionSpec,
+    StorageError,
+    StorageInfo,
+    StorageUnavailable,
+    hookimpl,
+)
+
+__all__ = ["SqliteAdapter", "SqliteStorage", "rdq_storage_open", "rdq_storage_options"]
+
+__version__ = "1.0.0"
+
+DEFAULT_PATH = ".rdq/sqlite-example.db"
+SUPPORTED_VERSIONS = frozenset({1})
+SCHEMA_VERSION = 1  # kept in PRAGMA user_version
+BUSY_TIMEOUT_S = 30.0  # another process (pytest-xdist worker) may hold the write lock
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MS = timedelta(milliseconds=1)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS rdq_tasks (
+    namespace            TEXT    NOT NULL,
+    id                   TEXT    NOT NULL,
+    envelope_version     INTEGER NOT NULL,
+    queue                TEXT    NOT NULL,
+    handler_ref          TEXT    NOT NULL,
+    handler_version      TEXT,             -- NULL = null, '' stays ''
+    payload              BLOB    NOT NULL,
+    payload_content_type TEXT    NOT NULL,
+    status               TEXT    NOT NULL,
+    attempt_count        INTEGER NOT NULL,
+    redrive_count        INTEGER NOT NULL,
+    next_attempt_at      INTEGER,          -- epoch milliseconds, UTC
+    lease_expires_at     INTEGER,
+    created_at           INTEGER NOT NULL,
+    residual             TEXT    NOT NULL, -- JSON object: unknown top-level fields
+    PRIMARY KEY (namespace, id)
+) STRICT, WITHOUT ROWID;
+
+CREATE INDEX IF NOT EXISTS rdq_tasks_due
+    ON rdq_tasks (namespace, queue, status, next_attempt_at);
+
+CREATE TABLE IF NOT EXISTS rdq_headers (
+    namespace TEXT NOT NULL,
+    task_id   TEXT NOT NULL,
+    key       TEXT NOT NULL,
+    value     TEXT NOT NULL,
+    PRIMARY KEY (namespace, task_id, key)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS rdq_attempts (
+    namespace      TEXT    NOT NULL,
+    task_id        TEXT    NOT NULL,
+    position       INTEGER NOT NULL,  -- index in `attempts`: the order of execution
+    attempt_no     INTEGER NOT NULL,  -- not a key: repeats across redrives (C12)
+    started_at     INTEGER NOT NULL,
+    finished_at    INTEGER,
+    outcome        TEXT    NOT NULL,
+    residual       TEXT    NOT NULL,  -- JSON object: unknown fields of the attempt
+    has_error      INTEGER NOT NULL,  -- 0: "error": null
+    error_type     TEXT,
+    error_message  TEXT,
+    error_detail   TEXT,              -- JSON text, NULL = null
+    error_stack    TEXT,
+    error_residual TEXT,              -- JSON object: unknown fields of the error
+    PRIMARY KEY (namespace, task_id, position)
+) STRICT, WITHOUT ROWID;
+"""
+
+_TASK_COLUMNS = (
+    "namespace, id, envelope_version, queue, handler_ref, handler_version, payload, "
+    "payload_content_type, status, attempt_count, redrive_count, next_attempt_at, "
+    "lease_expires_at, created_at, residual"
+)
+_ATTEMPT_COLUMNS = (
+    "namespace, task_id, position, attempt_no, started_at, finished_at, outcome, residual, "
+    "has_error, error_type, error_message, error_detail, error_stack, error_residual"
+)
+
+
+@hookimpl
+def rdq_storage_options() -> list[OptionSpec]:
+    return [
+        OptionSpec(
+            "path",
+            default=DEFAULT_PATH,
+            help="SQLite database file, relative to the working directory; "
+            "parent directories are created.",
+            env="RDQ_SQLITE_PATH",
+        )
+    ]
+
+
+@hookimpl
+def rdq_storage_open(options: Mapping[str, str]) -> SqliteStorage:
+    return SqliteStorage(options.get("path", DEFAULT_PATH))
+
+
+# --- value conversions --------------------------------------------------------
+
+
+def _to_ms(value: datetime, field: str) -> int:
+    """An aware datetime -> integer epoch milliseconds, refusing to lose precision."""
+    if not isinstance(value, datetime) or value.utcoffset() is None:
+        raise StorageError(
+            ErrorCode.INVALID_ENVELOPE,
+            f"{field}={value!r} is not an aware datetime; expected a UTC timestamp",
+        )
+    if value.microsecond % 1000:
+        raise StorageError(
+            ErrorCode.INVALID_ENVELOPE,
+            f"{field}={value!r} has sub-millisecond precision; v1 timestamps are milliseconds (C3)",
+        )
+    return (value - _EPOCH) // _MS
+
+
+def _opt_ms(value: datetime | None, field: str) -> int | None:
+    return None if value is None else _to_ms(value, field)
+
+
+def _from_ms(ms: int | None) -> datetime | None:
+    return None if ms is None else _EPOCH + ms * _MS
+
+
+def _dump(value: JSONValue) -> str:
+    """JSON text for a residual or ``detail``.
+
+    ``ensure_ascii`` turns U+0000 and astral characters into escapes, so the
+    column holds plain ASCII; ints are written in full and floats with
+    ``repr`` (shortest text that reads back the same double: 5e-324 stays
+    5e-324); ``allow_nan=False`` refuses NaN/Infinity, which are not JSON.
+    """
+    return json.dumps(value, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+
+
+def _load(text: str) -> Any:
+    # json.loads parses integers with int() (exact, any size) and floats with
+    # float() (correctly rounded), so a repr-written double comes back exactly.
+    return json.loads(text)
+
+
+def _residual(extra: Mapping[str, JSONValue], where: str) -> str:
+    try:
+        return _dump(dict(extra))
+    except (TypeError, ValueError) as exc:
+        raise StorageError(
+            ErrorCode.INVALID_ENVELOPE, f"unknown fields of {where} are not JSON: {exc}"
+        ) from None
+
+
+def _task_row(namespace: str, env: Envelope) -> tuple[object, ...]:
+    return (
+        namespace,
+        env.id,
+        env.envelope_version,
+        env.queue,
+        env.handler_ref,
+        env.handler_version,
+        bytes(env.payload),
+        env.payload_content_type,
+        str(env.status),  # StrEnum -> its value; a plain str stays itself
+        env.attempt_count,
+        env.redrive_count,
+        _opt_ms(env.next_attempt_at, "next_attempt_at"),
+        _opt_ms(env.lease_expires_at, "lease_expires_at"),
+        _to_ms(env.created_at, "created_at"),
+        _residual(env.extra, "the envelope"),
+    )
+
+
+def _attempt_row(namespace: str, task_id: str, pos: int, att: Attempt) -> tuple[object, ...]:
+    where = f"attempts[{pos}]"
+    err = att.error
+    if err is None:
+        error_cols: tuple[object, ...] = (0, None, None, None, None, None)
+    else:
+        try:
+            detail = None if err.detail is None else _dump(err.detail)
+        except (TypeError, ValueError) as exc:
+            raise StorageError(
+                ErrorCode.INVALID_ENVELOPE, f"{where}.error.detail is not JSON: {exc}"
+            ) from None
+        error_cols = (
+            1,
+            err.type,
+            err.message,
+            detail,
+            err.stack,
+            _residual(err.extra, f"{where}.error"),
+        )
+    return (
+        namespace,
+        task_id,
+        pos,
+        att.attempt_no,
+        _to_ms(att.started_at, f"{where}.started_at"),
+        _opt_ms(att.finished_at, f"{where}.finished_at"),
+        str(att.outcome),
+        _residual(att.extra, where),
+        *error_cols,
+    )
+
+
+def _attempt_from_row(row: tuple[Any, ...]) -> Attempt:
+    (attempt_no, started_at, finished_at, outcome, residual, has_error,
+     e_type, e_message, e_detail, e_stack, e_residual) = row  # fmt: skip
+    error = None
+    if has_error:
+        error = ErrorInfo(
+            type=e_type,
+            message=e_message,
+            detail=None if e_detail is None else _load(e_detail),
+            stack=e_stack,
+            extra=_load(e_residual),
+        )
+    return Attempt(
+        attempt_no=attempt_no,
+        started_at=_from_ms(started_at),  # type: ignore[arg-type]  # NOT NULL column
+        outcome=outcome,
+        finished_at=_from_ms(finished_at),
+        error=error,
+        extra=_load(residual),
+    )
+
+
+# --- storage and adapter ------------------------------------------------------
+
+
+class SqliteStorage:
+    """One connection to one database file, shared by the adapters it opens."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._lock = threading.Lock()
+        in_memory = path == ":memory:" or path.startswith("file::memory:")
+        self._info = StorageInfo(
+            name="sqlite",
+            version=__version__,
+            envelope_versions=SUPPORTED_VERSIONS,
+            # An in-memory database dies with its connection: claim nothing then.
+            capabilities=frozenset() if in_memory else frozenset({Capability.DURABLE}),
+        )
+        try:
+            if not in_memory:
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            # isolation_level=None: we issue BEGIN/COMMIT ourselves.
+            # timeout: the busy timeout, waiting for another process's write lock.
+            self._conn = sqlite3.connect(
+                path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
+        except (OSError, sqlite3.Error) as exc:
+            raise StorageUnavailable(
+                f"cannot open the SQLite database path={path!r}: {exc}", setting="path"
+            ) from None
+        try:
+            self._prepare()
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise StorageUnavailable(
+                f"cannot use the SQLite database path={path!r}: {exc}", setting="path"
+            ) from None
+
+    def _prepare(self) -> None:
+        conn = self._conn
+        # WAL: readers never block the writer and vice versa, so two processes
+        # can share the file. The mode is stored in the file; setting it again
+        # is a no-op. synchronous=NORMAL is safe in WAL (a crash of the process
+        # loses nothing committed; only a power cut can lose the last commits).
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            (version,) = conn.execute("PRAGMA user_version").fetchone()
+            if version not in (0, SCHEMA_VERSION):
+                raise StorageUnavailable(
+                    f"the SQLite database path={self._path!r} has schema version "
+                    f"{version}, this plugin uses {SCHEMA_VERSION}: delete the file or "
+                    "choose another --rdq-option path=...",
+                    setting="path",
+                )
+            for statement in _SCHEMA.split(";"):  # no ";" inside the statements
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            conn.execute("COMMIT")
+        except BaseException:
+            self._abandon()
+            conn.close()
+            raise
+
+    @property
+    def info(self) -> StorageInfo:
+        return self._info
+
+    def open(self, namespace: str) -> SqliteAdapter:
+        if not isinstance(namespace, str) or not NAMESPACE_PATTERN.fullmatch(namespace):
+            raise ValueError(
+                f"namespace={namespace!r} is not a valid namespace: expected "
+                f"{NAMESPACE_PATTERN.pattern} (C14)"
+            )
+        return SqliteAdapter(self, namespace)
+
+    def drop(self, namespace: str) -> None:
+        with self._transaction(write=True) as conn:
+            for table in ("rdq_attempts", "rdq_headers", "rdq_tasks"):
+                conn.execute(f"DELETE FROM {table} WHERE namespace = ?", (namespace,))
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    @contextmanager
+    def _transaction(self, *, write: bool) -> Iterator[sqlite3.Connection]:
+        """One short transaction; sqlite3 errors become StorageError(INTERNAL).
+
+        Writes start with BEGIN IMMEDIATE, taking the write lock up front: a
+        deferred transaction that reads first and then writes can fail with
+        SQLITE_BUSY at once (without waiting) when another process committed
+        in between. Reads take a snapshot, so the three SELECTs of a read see
+        one version of the envelope even while another process writes it.
+        """
+        with self._lock:
+            conn = self._conn
+            try:
+                conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                try:
+                    yield conn
+                except BaseException:
+                    self._abandon()
+                    raise
+                conn.execute("COMMIT")
+            except (sqlite3.IntegrityError, OverflowError) as exc:
+                # STRICT tables refuse a value of the wrong type (say a non-str
+                # header value); sqlite3 refuses ints beyond 64 bits.
+                self._abandon()
+                raise StorageError(
+                    ErrorCode.INVALID_ENVELOPE, f"a value does not fit its column: {exc}"
+                ) from None
+            except sqlite3.Error as exc:
+                self._abandon()
+                raise StorageError(
+                    ErrorCode.INTERNAL, f"SQLite error on path={self._path!r}: {exc}"
+                ) from None
+
+    def _abandon(self) -> None:
+        # Never leave a transaction open after a failure (a failed COMMIT
+        # would otherwise keep the write lock and block the other process).
+        try:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+        except sqlite3.Error:
+            pass
+
+
+class SqliteAdapter:
+    """The storage opened on one namespace."""
+
+    def __init__(self, storage: SqliteStorage, namespace: str) -> None:
+        self._storage = storage
+        self._ns = namespace
+
+    def write(self, envelope: Envelope) -> None:
+        version = envelope.envelope_version
+        if type(version) is not int or version not in SUPPORTED_VERSIONS:
+            raise StorageError(
+                ErrorCode.UNSUPPORTED_ENVELOPE_VERSION,
+                f"envelope_version={version!r} is not supported: this plugin stores "
+                f"versions {sorted(SUPPORTED_VERSIONS)}",
+            )
+        ns, task_id = self._ns, envelope.id
+        # Build every row before the transaction starts: conversion errors are
+        # raised without holding the lock, and the transaction stays short.
+        task = _task_row(ns, envelope)
+        headers = [(ns, task_id, k, v) for k, v in envelope.headers.items()]
+        attempts = [_attempt_row(ns, task_id, i, a) for i, a in enumerate(envelope.attempts)]
+        try:
+            with self._storage._transaction(write=True) as conn:
+                # Write replaces wholly (C13): the children of the old version go.
+                conn.execute(
+                    "DELETE FROM rdq_headers WHERE namespace = ? AND task_id = ?", (ns, task_id)
+                )
+                conn.execute(
+                    "DELETE FROM rdq_attempts WHERE namespace = ? AND task_id = ?", (ns, task_id)
+                )
+                conn.execute(
+                    f"INSERT OR REPLACE INTO rdq_tasks ({_TASK_COLUMNS}) "
+                    f"VALUES ({', '.join('?' * 15)})",
+                    task,
+                )
+                if headers:
+                    conn.executemany(
+                        "INSERT INTO rdq_headers (namespace, task_id, key, value) "
+                        "VALUES (?, ?, ?, ?)",
+                        headers,
+                    )
+                if attempts:
+                    conn.executemany(
+                        f"INSERT INTO rdq_attempts ({_ATTEMPT_COLUMNS}) "
+                        f"VALUES ({', '.join('?' * 14)})",
+                        attempts,
+                    )
+        except UnicodeEncodeError as exc:
+            # A lone surrogate cannot be stored as UTF-8 (and is not valid per C4).
+            raise StorageError(
+                ErrorCode.INVALID_ENVELOPE,
+                f"envelope id={task_id!r} has a string that is not valid Unicode: {exc}",
+            ) from None
+
+    def read(self, id: str) -> Envelope | None:
+        ns = self._ns
+        with self._storage._transaction(write=False) as conn:
+            row = conn.execute(
+                "SELECT id, envelope_version, queue, handler_ref, handler_version, payload, "
+                "payload_content_type, status, attempt_count, redrive_count, next_attempt_at, "
+                "lease_expires_at, created_at, residual "
+                "FROM rdq_tasks WHERE namespace = ? AND id = ?",
+                (ns, id),
+            ).fetchone()
+            if row is None:
+                return None
+            headers = conn.execute(
+                "SELECT key, value FROM rdq_headers WHERE namespace = ? AND task_id = ?",
+                (ns, id),
+            ).fetchall()
+            attempts = conn.execute(
+                "SELECT attempt_no, started_at, finished_at, outcome, residual, has_error, "
+                "error_type, error_message, error_detail, error_stack, error_residual "
+                "FROM rdq_attempts WHERE namespace = ? AND task_id = ? ORDER BY position",
+                (ns, id),
+            ).fetchall()
+        (task_id, version, queue, handler_ref, handler_version, payload, content_type,
+         status, attempt_count, redrive_count, next_attempt_at, lease_expires_at,
+         created_at, residual) = row  # fmt: skip
+        return Envelope(
+            id=task_id,
+            envelope_version=version,
+            queue=queue,
+            handler_ref=handler_ref,
+            handler_version=handler_version,
+            payload=payload,
+            payload_content_type=content_type,
+            status=status,
+            attempt_count=attempt_count,
+            redrive_count=redrive_count,
+            next_attempt_at=_from_ms(next_attempt_at),
+            lease_expires_at=_from_ms(lease_expires_at),
+            created_at=_from_ms(created_at),  # type: ignore[arg-type]  # NOT NULL column
+            headers=dict(headers),
+            attempts=tuple(_attempt_from_row(a) for a in attempts),
+            extra=_load(residual),
+        )
+
+    def close(self) -> None:
+        # The connection belongs to the storage; nothing to release here.
+        pass

@@ -1,0 +1,690 @@
+"""The golden fixture corpus: loader, formatter and generator.
+
+The corpus is plain files (``fixtures/`` in the source tree, shipped in the
+wheel as ``rdq_compliance/_fixtures``) so that SDKs in other languages can use
+it without Python; ``fixtures/README.md`` documents the layout. This module
+reads it for the kit and keeps it tidy::
+
+    python -m rdq_compliance._corpus format [--check]    # pretty-print non-raw fixtures
+    python -m rdq_compliance._corpus generate [--check]  # rebuild the generated fixtures
+
+It imports neither pytest, pluggy nor Hypothesis.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import functools
+import hashlib
+import json
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import rdq_compliance
+
+from .envelope import Envelope, JSONValue, ViolationCode, decode, parse_json
+from .envelope._limits import (
+    MAX_ENVELOPE_BYTES,
+    MESSAGE_LIMIT,
+    STACK_LIMIT,
+    TRUNCATION_MARKER,
+)
+
+__all__ = [
+    "CorpusError",
+    "Fixture",
+    "corpus_dir",
+    "corpus_hash",
+    "format_fixture_text",
+    "invalid_fixtures",
+    "load_manifest",
+    "main",
+    "valid_fixtures",
+]
+
+MANIFEST_NAME = "manifest.json"
+MANIFEST_FORMAT = 1
+
+# Known fields of each v1 object in the order of the spec's concrete envelope.
+# The formatter writes them in this order and then the unknown fields sorted,
+# which is also the canonical key order of the codec.
+ENVELOPE_FIELDS = (
+    "envelope_version", "id", "queue", "handler_ref", "handler_version", "payload",
+    "payload_content_type", "headers", "status", "attempt_count", "redrive_count",
+    "next_attempt_at", "lease_expires_at", "created_at", "attempts",
+)  # fmt: skip
+ATTEMPT_FIELDS = ("attempt_no", "started_at", "finished_at", "outcome", "error")
+ERROR_FIELDS = ("type", "message", "detail", "stack")
+
+_ENTRY_KEYS = (
+    "id", "file", "envelope_version", "valid", "description", "clauses",
+    "expected_code", "expected_pointer", "raw", "canonical", "generated",
+)  # fmt: skip
+
+
+class CorpusError(Exception):
+    """The corpus on disk is broken (missing file, bad manifest entry, ...)."""
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """One golden fixture: a manifest entry plus the path of its file.
+
+    ``raw`` fixtures are kept byte for byte (the formatter never rewrites them);
+    ``canonical`` is false when the file leaves out optional known fields (C9),
+    so its JSON differs from the canonical encoding by those ``null`` fields;
+    ``generated`` fixtures are written by ``python -m rdq_compliance._corpus
+    generate`` and must not be edited by hand.
+    """
+
+    id: str
+    path: Path
+    envelope_version: int
+    valid: bool
+    description: str
+    clauses: tuple[str, ...]
+    expected_code: str | None
+    expected_pointer: str | None
+    raw: bool
+    canonical: bool = True
+    generated: bool = False
+
+    @property
+    def file(self) -> str:
+        """The path relative to the corpus directory, with ``/`` separators."""
+        return f"v{self.envelope_version}/{'valid' if self.valid else 'invalid'}/{self.path.name}"
+
+    def read_bytes(self) -> bytes:
+        """The file's exact bytes."""
+        return self.path.read_bytes()
+
+    def text(self) -> str | bytes:
+        """The file as text, or as bytes when it is not valid UTF-8 (on purpose)."""
+        raw = self.read_bytes()
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return raw
+
+    def data(self) -> JSONValue:
+        """The parsed JSON value (strict parser; raises InvalidEnvelope if malformed)."""
+        return parse_json(self.read_bytes())
+
+    def envelope(self) -> Envelope:
+        """The decoded model of a valid fixture."""
+        if not self.valid:
+            raise CorpusError(f"fixture {self.id!r} is invalid on purpose; it has no envelope")
+        return decode(self.read_bytes(), versions=(self.envelope_version,))
+
+
+def corpus_dir() -> Path:
+    """The corpus directory: the wheel's ``_fixtures`` or the source tree's ``fixtures``."""
+    shipped = Path(rdq_compliance.__file__).parent / "_fixtures"
+    if shipped.is_dir():
+        return shipped
+    source = Path(__file__).resolve().parent.parent / "fixtures"
+    if source.is_dir():
+        return source
+    raise CorpusError(
+        f"no fixture corpus found: neither {shipped} (installed wheel) nor {source} "
+        "(source tree) exists; reinstall rdq-compliance"
+    )
+
+
+def load_manifest(directory: Path | None = None) -> list[Fixture]:
+    """Every fixture of the manifest, in manifest order (sorted by id). Cached."""
+    return list(_load(directory or corpus_dir()))
+
+
+def valid_fixtures(version: int | None = None) -> list[Fixture]:
+    """The valid fixtures, of one envelope version or of all."""
+    return [f for f in load_manifest() if f.valid and version in (None, f.envelope_version)]
+
+
+def invalid_fixtures(version: int | None = None) -> list[Fixture]:
+    """The invalid fixtures, of one envelope version or of all."""
+    return [f for f in load_manifest() if not f.valid and version in (None, f.envelope_version)]
+
+
+def corpus_hash(directory: Path | None = None) -> str:
+    """``sha256:<hex>`` over the manifest and every fixture file, in manifest order.
+
+    Each file contributes its path, its length and its bytes, so moving bytes
+    from one file to the next changes the hash.
+    """
+    return _hash(directory or corpus_dir())
+
+
+@functools.cache
+def _hash(directory: Path) -> str:
+    digest = hashlib.sha256()
+    manifest = (directory / MANIFEST_NAME).read_bytes()
+    digest.update(len(manifest).to_bytes(8, "big") + manifest)
+    for fixture in _load(directory):
+        content = fixture.read_bytes()
+        name = fixture.file.encode()
+        digest.update(len(name).to_bytes(8, "big") + name)
+        digest.update(len(content).to_bytes(8, "big") + content)
+    return "sha256:" + digest.hexdigest()
+
+
+@functools.cache
+def _load(directory: Path) -> tuple[Fixture, ...]:
+    path = directory / MANIFEST_NAME
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise CorpusError(f"cannot read the fixture manifest {path}: {exc}") from exc
+    except ValueError as exc:
+        raise CorpusError(f"the fixture manifest {path} is not valid JSON: {exc}") from exc
+    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
+        raise CorpusError(
+            f"{path}: expected an object with format={MANIFEST_FORMAT!r}, "
+            f"got format={manifest.get('format') if isinstance(manifest, dict) else None!r}"
+        )
+    entries = manifest.get("fixtures")
+    if not isinstance(entries, list):
+        raise CorpusError(f"{path}: 'fixtures' must be a list, got {type(entries).__name__}")
+    fixtures: list[Fixture] = []
+    seen: set[str] = set()
+    for index, entry in enumerate(entries):
+        fixture = _fixture_from_entry(directory, path, index, entry)
+        if fixture.id in seen:
+            raise CorpusError(f"{path}: fixture id {fixture.id!r} appears twice")
+        seen.add(fixture.id)
+        fixtures.append(fixture)
+    return tuple(fixtures)
+
+
+def _fixture_from_entry(directory: Path, path: Path, index: int, entry: object) -> Fixture:
+    where = f"{path}: fixtures[{index}]"
+    if not isinstance(entry, dict):
+        raise CorpusError(f"{where}: expected an object, got {type(entry).__name__}")
+    missing = [key for key in _ENTRY_KEYS if key not in entry]
+    if missing:
+        raise CorpusError(f"{where} (id={entry.get('id')!r}): missing keys {missing}")
+    types: dict[str, Any] = {
+        "id": str, "file": str, "envelope_version": int, "valid": bool, "description": str,
+        "clauses": list, "raw": bool, "canonical": bool, "generated": bool,
+    }  # fmt: skip
+    for key, expected in types.items():
+        value = entry[key]
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise CorpusError(
+                f"{where} (id={entry['id']!r}): {key}={value!r} should be {expected.__name__}"
+            )
+    fid, file = entry["id"], entry["file"]
+    kind = "valid" if entry["valid"] else "invalid"
+    version = entry["envelope_version"]
+    stem = file.rsplit("/", 1)[-1].removesuffix(".json")
+    if file != f"v{version}/{kind}/{stem}.json" or fid != f"v{version}.{kind}.{stem}":
+        raise CorpusError(
+            f"{where}: id={fid!r} and file={file!r} do not match; expected "
+            f"id 'v{version}.{kind}.<slug>' and file 'v{version}/{kind}/<slug>.json'"
+        )
+    code, pointer = entry["expected_code"], entry["expected_pointer"]
+    if entry["valid"]:
+        if code is not None or pointer is not None:
+            raise CorpusError(f"{where} (id={fid!r}): a valid fixture has no expected_code/pointer")
+    else:
+        if code not in set(ViolationCode):
+            raise CorpusError(
+                f"{where} (id={fid!r}): expected_code={code!r} is not a ViolationCode"
+            )
+        if not isinstance(pointer, str) or (pointer and not pointer.startswith("/")):
+            raise CorpusError(
+                f"{where} (id={fid!r}): expected_pointer={pointer!r} is not a JSON pointer"
+            )
+    clauses = entry["clauses"]
+    if not clauses or not all(isinstance(c, str) and c for c in clauses):
+        raise CorpusError(f"{where} (id={fid!r}): clauses={clauses!r} must be non-empty strings")
+    fixture_path = directory / file
+    if not fixture_path.is_file():
+        raise CorpusError(
+            f"{where} (id={fid!r}): the manifest references {file!r} but {fixture_path} "
+            "does not exist; add the file or remove the entry"
+        )
+    return Fixture(
+        id=fid,
+        path=fixture_path,
+        envelope_version=version,
+        valid=entry["valid"],
+        description=entry["description"],
+        clauses=tuple(clauses),
+        expected_code=code,
+        expected_pointer=pointer,
+        raw=entry["raw"],
+        canonical=entry["canonical"],
+        generated=entry["generated"],
+    )
+
+
+# --------------------------------------------------------------------------
+# Formatting
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        keys = [key for key, _ in pairs]
+        dup = next(key for key in keys if keys.count(key) > 1)
+        raise ValueError(f"duplicate key {dup!r} (a fixture with duplicate keys must be raw)")
+    return result
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON (a fixture holding it must be raw)")
+
+
+def _ordered(obj: dict[str, Any], known: Sequence[str]) -> dict[str, Any]:
+    head = {key: obj[key] for key in known if key in obj}
+    tail = {key: obj[key] for key in sorted(k for k in obj if k not in head)}
+    return head | tail
+
+
+def _order_envelope(value: Any) -> Any:
+    # Only the three envelope objects get the spec order; everything else
+    # (headers, detail, unknown values) keeps the order it was written in.
+    if not isinstance(value, dict):
+        return value
+    value = _ordered(value, ENVELOPE_FIELDS)
+    attempts = value.get("attempts")
+    if isinstance(attempts, list):
+        value["attempts"] = [
+            _order_attempt(a) if isinstance(a, dict) else a for a in attempts
+        ]
+    return value
+
+
+def _order_attempt(attempt: dict[str, Any]) -> dict[str, Any]:
+    attempt = _ordered(attempt, ATTEMPT_FIELDS)
+    if isinstance(attempt.get("error"), dict):
+        attempt["error"] = _ordered(attempt["error"], ERROR_FIELDS)
+    return attempt
+
+
+def dump_fixture(value: Any) -> str:
+    """The formatted text of a fixture value (see fixtures/README.md, "Formatting")."""
+    return json.dumps(_order_envelope(value), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def format_fixture_text(text: str) -> str:
+    """Reformat one non-raw fixture's text; raises ValueError if it cannot be kept losslessly."""
+    value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+    return dump_fixture(value)
+
+
+def _manifest_text(entries: list[dict[str, Any]]) -> str:
+    ordered = [{key: entry[key] for key in _ENTRY_KEYS} for entry in entries]
+    ordered.sort(key=lambda entry: entry["id"])
+    return json.dumps(
+        {"format": MANIFEST_FORMAT, "fixtures": ordered}, indent=2, ensure_ascii=False
+    ) + "\n"
+
+
+def _read_entries(directory: Path) -> list[dict[str, Any]]:
+    manifest = json.loads((directory / MANIFEST_NAME).read_text(encoding="utf-8"))
+    entries: list[dict[str, Any]] = manifest["fixtures"]
+    return entries
+
+
+def _format(directory: Path, check: bool) -> int:
+    problems: list[str] = []
+    entries = _read_entries(directory)
+    for entry in entries:
+        if entry["raw"]:
+            continue
+        path = directory / entry["file"]
+        text = path.read_text(encoding="utf-8")
+        try:
+            formatted = format_fixture_text(text)
+        except ValueError as exc:
+            problems.append(f"{entry['file']}: cannot be formatted losslessly: {exc}")
+            continue
+        if formatted != text:
+            if check:
+                problems.append(f"{entry['file']}: not formatted")
+            else:
+                path.write_text(formatted, encoding="utf-8")
+    manifest = directory / MANIFEST_NAME
+    wanted = _manifest_text(entries)
+    if manifest.read_text(encoding="utf-8") != wanted:
+        if check:
+            problems.append(f"{MANIFEST_NAME}: not formatted (sorted by id, fixed key order)")
+        else:
+            manifest.write_text(wanted, encoding="utf-8")
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems and check:
+        print(
+            f"{len(problems)} file(s) need formatting: run "
+            "python -m rdq_compliance._corpus format",
+            file=sys.stderr,
+        )
+    return 1 if problems else 0
+
+
+# --------------------------------------------------------------------------
+# Generated fixtures: the ones that are too big or too exact to write by hand.
+
+
+def _base(n: int) -> dict[str, Any]:
+    """A failed-once PENDING envelope; ``n`` makes the id unique in the corpus."""
+    return {
+        "envelope_version": 1,
+        "id": "01J2ZK7Q8XW5H3N9G4T6B8G" + f"{n:03d}",
+        "queue": "payments.charge",
+        "handler_ref": "charge-payment",
+        "handler_version": "v3",
+        "payload": "eyJvcmRlcl9pZCI6IDQyfQ==",
+        "payload_content_type": "application/json",
+        "headers": {"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
+        "status": "PENDING",
+        "attempt_count": 1,
+        "redrive_count": 0,
+        "next_attempt_at": "2026-07-20T14:05:22.117Z",
+        "lease_expires_at": None,
+        "created_at": "2026-07-20T14:03:22.117Z",
+        "attempts": [
+            {
+                "attempt_no": 1,
+                "started_at": "2026-07-20T14:03:22.200Z",
+                "finished_at": "2026-07-20T14:03:22.950Z",
+                "outcome": "RETRYABLE_FAILURE",
+                "error": {
+                    "type": "java.net.SocketTimeoutException",
+                    "message": "connect timed out after 500ms",
+                    "detail": None,
+                    "stack": "java.net.SocketTimeoutException: connect timed out\n\tat ...",
+                },
+            }
+        ],
+    }
+
+
+_MESSAGE_UNIT = "connect timed out after 500ms; retrying with backoff. "
+_STACK_UNIT = "\tat com.example.payments.ChargeHandler.charge(ChargeHandler.java:42)\n"
+
+
+def _ascii(unit: str, nbytes: int) -> str:
+    return (unit * (nbytes // len(unit) + 1))[:nbytes]
+
+
+def _with_error(n: int, *, message: str | None = None, stack: str | None = None) -> Any:
+    env = _base(n)
+    error = env["attempts"][0]["error"]
+    if message is not None:
+        error["message"] = message
+    if stack is not None:
+        error["stack"] = stack
+    return env
+
+
+def _sized(n: int, target: int) -> Any:
+    """An envelope whose compact canonical encoding is exactly ``target`` bytes."""
+    env = _base(n)
+    env["payload_content_type"] = "application/octet-stream"
+    env["x_padding"] = ""
+
+    def size() -> int:
+        return len(json.dumps(env, separators=(",", ":"), ensure_ascii=False).encode())
+
+    # Payload bytes that cycle through every value, so the base64 is not trivial.
+    room = target - size()
+    raw_len = (room - 64) // 4 * 3
+    env["payload"] = base64.b64encode(bytes(i % 251 for i in range(raw_len))).decode()
+    env["x_padding"] = "p" * (target - size())
+    assert size() == target
+    return env
+
+
+def _long_history(n: int) -> Any:
+    env = _base(n)
+    attempts = []
+    for i in range(200):
+        # Twenty redrives of ten attempts: attempt_no restarts at 1 each time (C12).
+        start_ms = i * 60_000
+        minute, second = divmod(start_ms // 1000, 60)
+        hour, minute = divmod(minute, 60)
+        stamp = f"2026-07-20T{hour:02d}:{minute:02d}:{second:02d}"
+        lease = i % 10 == 9
+        attempts.append(
+            {
+                "attempt_no": i % 10 + 1,
+                "started_at": stamp + ".000Z",
+                "finished_at": None if lease else stamp + ".999Z",
+                "outcome": "LEASE_EXPIRED" if lease else "RETRYABLE_FAILURE",
+                "error": {
+                    "type": "rdq.LeaseExpired",
+                    "message": f"lease expired at {stamp}.000Z",
+                    "detail": None,
+                    "stack": None,
+                }
+                if lease
+                else {
+                    "type": "java.io.IOException",
+                    "message": f"attempt {i}: connection reset",
+                    "detail": {"i": i},
+                    "stack": None,
+                },
+            }
+        )
+    env["attempts"] = attempts
+    env["status"] = "DEAD"
+    env["next_attempt_at"] = None
+    env["attempt_count"] = 10
+    env["redrive_count"] = 19
+    return env
+
+
+@dataclass(frozen=True)
+class _Generated:
+    slug: str
+    valid: bool
+    description: str
+    clauses: tuple[str, ...]
+    build: Callable[[], Any]
+    expected_code: ViolationCode | None = None
+    expected_pointer: str | None = None
+
+    def entry(self) -> dict[str, Any]:
+        kind = "valid" if self.valid else "invalid"
+        return {
+            "id": f"v1.{kind}.{self.slug}",
+            "file": f"v1/{kind}/{self.slug}.json",
+            "envelope_version": 1,
+            "valid": self.valid,
+            "description": self.description,
+            "clauses": list(self.clauses),
+            "expected_code": None if self.expected_code is None else str(self.expected_code),
+            "expected_pointer": self.expected_pointer,
+            "raw": False,
+            "canonical": True,
+            "generated": True,
+        }
+
+
+_MSG = "/attempts/0/error/message"
+_STACK = "/attempts/0/error/stack"
+_M = TRUNCATION_MARKER
+_M_BYTES = len(_M.encode())
+
+GENERATED: tuple[_Generated, ...] = (
+    _Generated(
+        "message-4096-ascii-truncated", True,
+        "error.message of exactly 4,096 bytes: ASCII cut at 4,082 bytes plus the 14-byte marker",
+        ("C1", "WE:The attempt record"),
+        lambda: _with_error(1, message=_ascii(_MESSAGE_UNIT, MESSAGE_LIMIT - _M_BYTES) + _M),
+    ),
+    _Generated(
+        "message-4096-multibyte-before-marker", True,
+        "error.message of exactly 4,096 bytes whose last character before the marker is a "
+        "4-byte emoji ending exactly at the cut",
+        ("C1", "C4"),
+        lambda: _with_error(
+            2, message=_ascii(_MESSAGE_UNIT, MESSAGE_LIMIT - _M_BYTES - 4) + "\U0001f600" + _M
+        ),
+    ),
+    _Generated(
+        "message-multibyte-dropped-at-cut", True,
+        "error.message truncated where a 4-byte emoji straddled the cut: the emoji is dropped, "
+        "so the value is 4,093 bytes (cut on a code point boundary)",
+        ("C1", "C4"),
+        lambda: _with_error(3, message=_ascii(_MESSAGE_UNIT, MESSAGE_LIMIT - _M_BYTES - 3) + _M),
+    ),
+    _Generated(
+        "message-4096-untruncated-multibyte", True,
+        "error.message of exactly 4,096 bytes without the marker, ending in a 2-byte 'é': at "
+        "the limit, so never changed",
+        ("C1", "C4"),
+        lambda: _with_error(4, message=_ascii(_MESSAGE_UNIT, MESSAGE_LIMIT - 2) + "é"),
+    ),
+    _Generated(
+        "stack-65536-ascii-truncated", True,
+        "error.stack of exactly 65,536 bytes: ASCII stack trace cut plus the marker",
+        ("C1", "WE:The attempt record"),
+        lambda: _with_error(5, stack=_ascii(_STACK_UNIT, STACK_LIMIT - _M_BYTES) + _M),
+    ),
+    _Generated(
+        "stack-65536-multibyte-before-marker", True,
+        "error.stack of exactly 65,536 bytes whose last character before the marker is a "
+        "3-byte '€' ending exactly at the cut",
+        ("C1", "C4"),
+        lambda: _with_error(
+            6, stack=_ascii(_STACK_UNIT, STACK_LIMIT - _M_BYTES - 3) + "€" + _M
+        ),
+    ),
+    _Generated(
+        "long-history-200-attempts", True,
+        "a DEAD task with 200 attempts over 20 redrives (attempt_no restarting at 1, every "
+        "tenth attempt LEASE_EXPIRED); order must be kept",
+        ("C12", "WE:Field notes", "WE:The attempt record"),
+        lambda: _long_history(7),
+    ),
+    _Generated(
+        "size-at-limit", True,
+        "an envelope whose compact canonical encoding is exactly 1,048,576 bytes: the largest "
+        "a plugin must accept",
+        ("C2", "C17"),
+        lambda: _sized(8, MAX_ENVELOPE_BYTES),
+    ),
+    _Generated(
+        "message-4097-bytes", False,
+        "error.message of 4,097 ASCII bytes: one over the limit",
+        ("C1",),
+        lambda: _with_error(9, message=_ascii(_MESSAGE_UNIT, MESSAGE_LIMIT + 1)),
+        ViolationCode.MESSAGE_TOO_LONG, _MSG,
+    ),
+    _Generated(
+        "message-4097-bytes-multibyte", False,
+        "error.message of 4,095 ASCII bytes plus a 2-byte 'é': 4,096 characters but 4,097 bytes",
+        ("C1", "C4"),
+        lambda: _with_error(10, message=_ascii(_MESSAGE_UNIT, MESSAGE_LIMIT - 1) + "é"),
+        ViolationCode.MESSAGE_TOO_LONG, _MSG,
+    ),
+    _Generated(
+        "message-4097-bytes-with-marker", False,
+        "error.message ending with the marker but 4,097 bytes long: the marker does not make "
+        "an over-long value valid",
+        ("C1",),
+        lambda: _with_error(11, message=_ascii(_MESSAGE_UNIT, MESSAGE_LIMIT + 1 - _M_BYTES) + _M),
+        ViolationCode.MESSAGE_TOO_LONG, _MSG,
+    ),
+    _Generated(
+        "stack-65537-bytes", False,
+        "error.stack of 65,537 bytes: one over the limit",
+        ("C1",),
+        lambda: _with_error(12, stack=_ascii(_STACK_UNIT, STACK_LIMIT + 1)),
+        ViolationCode.STACK_TOO_LONG, _STACK,
+    ),
+    _Generated(
+        "size-over-limit", False,
+        "an envelope whose compact canonical encoding is 1,048,577 bytes: one over the C2 limit",
+        ("C2", "C17"),
+        lambda: _sized(13, MAX_ENVELOPE_BYTES + 1),
+        ViolationCode.PAYLOAD_TOO_LARGE, "",
+    ),
+)  # fmt: skip
+
+
+def _generate(directory: Path, check: bool) -> int:
+    problems: list[str] = []
+    entries = {entry["id"]: entry for entry in _read_entries(directory)}
+    for spec in GENERATED:
+        entry = spec.entry()
+        path = directory / entry["file"]
+        text = dump_fixture(spec.build())
+        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        if current != text:
+            problems.append(f"{entry['file']}: differs from its generator")
+            if not check:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+        if entries.get(entry["id"]) != entry:
+            problems.append(f"{MANIFEST_NAME}: entry {entry['id']!r} differs from its generator")
+            entries[entry["id"]] = entry
+    if check:
+        for problem in problems:
+            print(problem, file=sys.stderr)
+        if problems:
+            print(
+                f"{len(problems)} generated item(s) out of date: run "
+                "python -m rdq_compliance._corpus generate",
+                file=sys.stderr,
+            )
+        return 1 if problems else 0
+    (directory / MANIFEST_NAME).write_text(_manifest_text(list(entries.values())), encoding="utf-8")
+    return 0
+
+
+def _iter_orphans(directory: Path) -> Iterator[str]:
+    listed = {entry["file"] for entry in _read_entries(directory)}
+    for path in sorted(directory.glob("v*/*/*")):
+        rel = path.relative_to(directory).as_posix()
+        if rel not in listed:
+            yield rel
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m rdq_compliance._corpus",
+        description="Maintain the golden fixture corpus (see fixtures/README.md).",
+    )
+    parser.add_argument(
+        "--dir", type=Path, default=None, help="corpus directory (default: the kit's own)"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    fmt = sub.add_parser("format", help="pretty-print non-raw fixtures and sort the manifest")
+    fmt.add_argument("--check", action="store_true", help="change nothing; exit 1 if unformatted")
+    gen = sub.add_parser("generate", help="rebuild the generated fixtures and their entries")
+    gen.add_argument("--check", action="store_true", help="change nothing; exit 1 if stale")
+    sub.add_parser("orphans", help="list files on disk that the manifest does not reference")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line entry point; returns the exit status (0 ok, 1 check failed, 2 error)."""
+    args = _build_parser().parse_args(argv)
+    try:
+        directory: Path = args.dir or corpus_dir()
+        if not (directory / MANIFEST_NAME).is_file():
+            raise CorpusError(f"--dir={str(directory)!r} holds no {MANIFEST_NAME}")
+        if args.command == "format":
+            return _format(directory, args.check)
+        if args.command == "generate":
+            return _generate(directory, args.check)
+        orphans = list(_iter_orphans(directory))
+        for orphan in orphans:
+            print(orphan)
+        return 1 if orphans else 0
+    except (CorpusError, OSError, ValueError, KeyError) as exc:
+        print(f"rdq_compliance._corpus: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,497 @@
+"""The per-test API the suites use: the ``rdq`` fixture.
+
+Everything a suite does to a plugin goes through :class:`Rdq` and
+:class:`Namespace`, which call the plugin through the guard and judge what comes
+back strictly against the kit's own expected values, never against an earlier
+read from the same store.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import itertools
+import json
+import secrets
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+import pytest
+from hypothesis import example, given
+from hypothesis import seed as hypothesis_seed
+from hypothesis.stateful import RuleBasedStateMachine, run_state_machine_as_test
+from hypothesis.strategies import SearchStrategy
+
+from .._requirements import Requirement
+from ..envelope import (
+    CODE_CLAUSES,
+    Difference,
+    Envelope,
+    diff,
+    encode,
+    format_diff,
+    to_json,
+    validate,
+)
+from ..storage import NAMESPACE_PATTERN, StorageError, StorageInfo
+from ._case import Case
+from ._guard import (
+    CheckFailed,
+    OperationHung,
+    PluginFault,
+    describe_storage_error,
+    format_plugin_traceback,
+    is_c17,
+)
+from ._profiles import derived_seed, hypothesis_settings
+from ._runtime import PluginRuntime
+
+__all__ = ["KitSettings", "Namespace", "Rdq", "clauses_for_pointer"]
+
+_KNOWN_TOP = {
+    "envelope_version": "C16", "id": "C6", "queue": "C8a", "handler_ref": "C8a",
+    "handler_version": "C4", "payload": "C7", "payload_content_type": "C4", "headers": "C8",
+    "status": "C9", "attempt_count": "C5", "redrive_count": "C5", "next_attempt_at": "C3",
+    "lease_expires_at": "C3", "created_at": "C3", "attempts": "C12",
+}  # fmt: skip
+_KNOWN_ATTEMPT = {
+    "attempt_no": "C12", "started_at": "C3", "finished_at": "C3", "outcome": "C9", "error": "C9",
+}
+_KNOWN_ERROR = {"type": "C4", "message": "C1 C4", "detail": "C10 C5", "stack": "C1 C4"}
+_PRETTY_LIMIT = 6_000
+_ns_counter = itertools.count()
+
+
+def clauses_for_pointer(d: Difference) -> str:
+    """The clause a difference at ``d.pointer`` breaks, for the failure message."""
+    parts = d.pointer.split("/")[1:]
+    if d.kind == "type" and (d.expected is None or d.actual is None):
+        return "C9"
+    if not parts:
+        return "C13"
+    if len(parts) == 1:
+        return _KNOWN_TOP.get(parts[0], "C10 C5")
+    if parts[0] == "headers":
+        return "C8"
+    if parts[0] == "attempts":
+        if len(parts) == 2:
+            return "C12"
+        if len(parts) == 3:
+            return _KNOWN_ATTEMPT.get(parts[2], "C10 C5")
+        if parts[2] == "error" and len(parts) >= 4:
+            return _KNOWN_ERROR.get(parts[3], "C10 C5")
+    return "C10 C5"
+
+
+@dataclass(frozen=True)
+class KitSettings:
+    """The validated kit options of this run."""
+
+    labels: tuple[str, ...]
+    profile: str
+    seed: int
+    timeout: float
+    failures_dir: Path
+    replay: Case | None
+
+
+def pretty(env: Envelope) -> str:
+    """Pretty canonical JSON of ``env``, cut when huge."""
+    try:
+        text = encode(env, pretty=True)
+    except Exception as exc:  # a model the codec refuses; show its repr instead
+        text = f"<cannot encode ({type(exc).__name__}: {exc})> {env!r}"
+    if len(text) > _PRETTY_LIMIT:
+        text = text[:_PRETTY_LIMIT] + f"\n… ({len(text) - _PRETTY_LIMIT:,} more characters)"
+    return text
+
+
+def _canonical(env: object) -> Any:
+    if isinstance(env, Envelope):
+        try:
+            return to_json(env)
+        except Exception:
+            return repr(env)
+    return repr(env)
+
+
+def _id_of(env: Envelope) -> str:
+    return repr(env.id)
+
+
+class Rdq:
+    """One kit test's handle on the plugin under test (the ``rdq`` fixture)."""
+
+    def __init__(
+        self,
+        item: pytest.Item,
+        requirement: Requirement,
+        runtime: PluginRuntime,
+        settings: KitSettings,
+    ) -> None:
+        self.item = item
+        self.requirement = requirement
+        self.runtime = runtime
+        self.settings = settings
+        self._namespaces: list[Namespace] = []
+        self._names: list[str] = []
+
+    # -- facts ---------------------------------------------------------------
+
+    @property
+    def label(self) -> str:
+        return self.runtime.label
+
+    @property
+    def info(self) -> StorageInfo:
+        assert self.runtime.info is not None
+        return self.runtime.info
+
+    @property
+    def params(self) -> dict[str, str]:
+        """The test's parameter ids other than the plugin label (for case files)."""
+        callspec = getattr(self.item, "callspec", None)
+        if callspec is None:
+            return {}
+        out: dict[str, str] = {}
+        for name, value in callspec.params.items():
+            if name == "rdq_plugin":
+                continue
+            out[name] = str(getattr(value, "id", value))
+        return out
+
+    @property
+    def _test_name(self) -> str:
+        return str(getattr(self.item, "originalname", self.item.name))
+
+    @property
+    def replay(self) -> Case | None:
+        """The replayed case, when this very test is being replayed."""
+        case = self.settings.replay
+        if case is None or self._test_name != case.test:
+            return None
+        if case.plugin != self.label or case.params != self.params:
+            return None
+        return case
+
+    # -- failing -------------------------------------------------------------
+
+    def message(self, summary: str, detail: str = "", envelopes: Iterable[Envelope] = ()) -> str:
+        req = self.requirement
+        lines = [
+            f"{req.id} [{req.level}; {' '.join(req.clauses)}] {req.title}",
+            f"plugin {self.label!r}: {summary}",
+        ]
+        if detail:
+            lines.append(detail.rstrip("\n"))
+        for env in envelopes:
+            lines.append(f"envelope {env.id!r} (canonical JSON):")
+            lines.append(pretty(env))
+        return "\n".join(lines)
+
+    def fail(
+        self, summary: str, *, detail: str = "", envelopes: Collection[Envelope] = ()
+    ) -> NoReturn:
+        """Fail the test with a message naming the requirement, its clauses and the plugin."""
+        __tracebackhide__ = True
+        exc = CheckFailed(self.message(summary, detail, envelopes))
+        exc.rdq_envelopes = [_canonical(e) for e in envelopes]  # type: ignore[attr-defined]
+        raise exc
+
+    def _hung(self, exc: OperationHung, envelopes: Collection[Envelope]) -> NoReturn:
+        __tracebackhide__ = True
+        new = OperationHung(self.message(str(exc), "", envelopes))
+        new.rdq_envelopes = [_canonical(e) for e in envelopes]  # type: ignore[attr-defined]
+        raise new from None
+
+    def call(
+        self, operation: str, fn: Callable[..., Any], *args: Any,
+        envelopes: Collection[Envelope] = (),
+    ) -> Any:
+        """Call the plugin: a hang or an exception other than StorageError fails the test;
+        a StorageError is returned to the caller to judge."""
+        __tracebackhide__ = True
+        try:
+            return self.runtime.call(operation, fn, *args)
+        except OperationHung as exc:
+            self._hung(exc, envelopes)
+        except PluginFault as fault:
+            err = fault.exc
+            if isinstance(err, StorageError):
+                if not is_c17(err.code):
+                    self.fail(
+                        f"{operation} raised {describe_storage_error(err)}, whose code is not "
+                        "one of the C17 codes (UNSUPPORTED_ENVELOPE_VERSION, PAYLOAD_TOO_LARGE, "
+                        "INVALID_ENVELOPE, NOT_SUPPORTED, INTERNAL)",
+                        envelopes=envelopes,
+                    )
+                return err
+            self.fail(
+                f"{operation} raised {type(err).__name__}: {err}",
+                detail="plugin traceback:\n" + format_plugin_traceback(err),
+                envelopes=envelopes,
+            )
+
+    # -- namespaces ----------------------------------------------------------
+
+    def new_name(self) -> str:
+        """A namespace name no other test (or xdist worker, or earlier run) uses."""
+        name = f"t{secrets.token_hex(6)}{next(_ns_counter):x}"
+        assert NAMESPACE_PATTERN.fullmatch(name), name
+        self._names.append(name)
+        return name
+
+    def namespace(self, name: str | None = None) -> Namespace:
+        """Open an adapter on ``name`` (default: a fresh namespace).
+
+        Every namespace the test used is closed and dropped at teardown.
+        """
+        __tracebackhide__ = True
+        if name is None:
+            name = self.new_name()
+        storage = self.runtime.storage
+        if storage is None:
+            self.fail(f"no storage to open namespace {name!r} on: {self.runtime.dead}")
+        result = self.call(f"storage.open({name!r})", storage.open, name)
+        if isinstance(result, StorageError):
+            self.fail(f"storage.open({name!r}) refused with {describe_storage_error(result)}")
+        missing = [m for m in ("write", "read", "close") if not callable(getattr(result, m, None))]
+        if missing:
+            self.fail(
+                f"storage.open({name!r}) returned {result!r}, which has no "
+                f"{', '.join(missing)}; expected an rdq_compliance.Adapter"
+            )
+        ns = Namespace(self, name, result)
+        self._namespaces.append(ns)
+        return ns
+
+    def drop(self, name: str) -> None:
+        __tracebackhide__ = True
+        storage = self.runtime.storage
+        if storage is None:
+            self.fail(f"no storage to drop namespace {name!r} on: {self.runtime.dead}")
+        result = self.call(f"storage.drop({name!r})", storage.drop, name)
+        if isinstance(result, StorageError):
+            self.fail(f"storage.drop({name!r}) refused with {describe_storage_error(result)}")
+
+    def restart(self) -> None:
+        """Close every adapter and the storage, then open a fresh storage (C15)."""
+        __tracebackhide__ = True
+        for ns in self._namespaces:
+            ns.close()
+        try:
+            self.runtime.restart()
+        except OperationHung as exc:
+            self._hung(exc, ())
+        except PluginFault as fault:
+            err = fault.exc
+            self.fail(
+                f"closing and reopening the storage failed: {type(err).__name__}: {err}",
+                detail="plugin traceback:\n" + format_plugin_traceback(err),
+            )
+        except RuntimeError as exc:
+            self.fail(str(exc))
+
+    def release(self, name: str) -> None:
+        """Close the adapters on ``name`` and drop it now rather than at teardown."""
+        __tracebackhide__ = True
+        for ns in self._namespaces:
+            if ns.name == name:
+                ns.close()
+        self._namespaces = [ns for ns in self._namespaces if ns.name != name]
+        if name in self._names:
+            self._names.remove(name)
+        self.drop(name)
+
+    def teardown(self) -> None:
+        """Close adapters and drop every namespace the test used, even after a failure."""
+        __tracebackhide__ = True
+        if self.runtime.broken is not None or self.runtime.storage is None:
+            return  # abandoned after a hang: nothing can be called on it any more
+        for ns in self._namespaces:
+            ns.close()
+        for name in self._names:
+            self.drop(name)
+
+    # -- properties ----------------------------------------------------------
+
+    def for_all(
+        self,
+        check: Callable[..., None],
+        *,
+        budget: str = "generic",
+        **strategies: SearchStrategy[Any],
+    ) -> None:
+        """Run ``check`` on examples drawn from ``strategies`` (Hypothesis), under the
+        profile's budget and a seed derived from --rdq-seed, or only on the saved
+        example when this test is replayed."""
+        __tracebackhide__ = True
+        name = check.__name__
+        case = self.replay
+        if case is not None and case.example is not None and case.check != name:
+            return  # replaying another property of this test
+        replaying = case is not None and case.example is not None
+
+        @functools.wraps(check)
+        def run(**kwargs: Any) -> None:
+            __tracebackhide__ = True
+            try:
+                check(**kwargs)
+            except BaseException as exc:
+                # Set on every failing run; the last run is the minimal example.
+                exc.rdq_example = (name, kwargs)  # type: ignore[attr-defined]
+                raise
+
+        test = given(**strategies)(run)
+        if replaying:
+            assert case is not None
+            test = example(**case.example_kwargs())(test)
+        test = hypothesis_settings(self.settings.profile, budget, replay=replaying)(test)
+        params = json.dumps(self.params, sort_keys=True)
+        test = hypothesis_seed(
+            derived_seed(self.settings.seed, self._test_name, params, name)
+        )(test)
+        test()
+
+
+    def run_machine(self, machine: type[RuleBasedStateMachine]) -> None:
+        """Run a Hypothesis state machine under the profile's stateful budget and seed."""
+        __tracebackhide__ = True
+        params = json.dumps(self.params, sort_keys=True)
+        seeded = hypothesis_seed(
+            derived_seed(self.settings.seed, self._test_name, params, "machine")
+        )(machine)
+        run_state_machine_as_test(
+            seeded, settings=hypothesis_settings(self.settings.profile, "stateful")
+        )
+
+
+class Namespace:
+    """An adapter opened on one namespace, called through the guard."""
+
+    def __init__(self, rdq: Rdq, name: str, adapter: Any) -> None:
+        self.rdq = rdq
+        self.name = name
+        self.adapter = adapter
+        self.closed = False
+
+    def write(self, env: Envelope, *, allow: Collection[str] = ()) -> StorageError | None:
+        """Write ``env``. A refusal with a code in ``allow`` is returned; any other
+        refusal of a valid envelope within the limits fails the test (C17)."""
+        __tracebackhide__ = True
+        rdq = self.rdq
+        op = f"write(envelope id={_id_of(env)}) in namespace {self.name!r}"
+        # The plugin gets a copy: whatever it does to it, the expected value
+        # (``env``) stays what the generator produced.
+        given_env = copy.deepcopy(env)
+        result = rdq.call(op, self.adapter.write, given_env, envelopes=(env,))
+        if isinstance(result, StorageError):
+            if result.code in allow:
+                return result
+            rdq.fail(
+                f"{op} refused a valid envelope within the limits with "
+                f"{describe_storage_error(result)} (C17: a valid envelope within the limits "
+                "must never be rejected)",
+                envelopes=(env,),
+            )
+        if result is not None:
+            rdq.fail(f"{op} returned {result!r}; expected None", envelopes=(env,))
+        mutated = diff(env, given_env)
+        if mutated:
+            rdq.fail(
+                f"{op} changed the envelope object it was given (the kit compares against "
+                "its own copy, but a plugin must not mutate its input):",
+                detail=format_diff(mutated),
+                envelopes=(env,),
+            )
+        return None
+
+    def read(self, id: str, *, expected: Envelope | None = None) -> Envelope | None:
+        """``read(id)`` with its type checked (``expected`` only feeds failure messages)."""
+        __tracebackhide__ = True
+        rdq = self.rdq
+        op = f"read({id!r}) in namespace {self.name!r}"
+        shown = () if expected is None else (expected,)
+        result = rdq.call(op, self.adapter.read, id, envelopes=shown)
+        if isinstance(result, StorageError):
+            rdq.fail(
+                f"{op} raised {describe_storage_error(result)}; reading must not fail "
+                "(C13: read returns the last envelope written, or nothing)",
+                envelopes=shown,
+            )
+        if result is not None and not isinstance(result, Envelope):
+            rdq.fail(
+                f"{op} returned {type(result).__name__} {result!r:.200}; expected "
+                "rdq_compliance.Envelope or None",
+                envelopes=shown,
+            )
+        return result
+
+    def expect(self, id: str, expected: Envelope | None, *, why: str = "") -> None:
+        """Read ``id`` and require exactly ``expected`` (None: nothing stored)."""
+        __tracebackhide__ = True
+        rdq = self.rdq
+        got = self.read(id, expected=expected)
+        op = f"read({id!r}) in namespace {self.name!r}"
+        because = f" ({why})" if why else ""
+        if expected is None:
+            if got is not None:
+                rdq.fail(
+                    f"{op} returned an envelope, expected None{because}",
+                    detail="returned:\n" + pretty(got),
+                )
+            return
+        if got is None:
+            rdq.fail(f"{op} returned None, expected the envelope written{because}",
+                     envelopes=(expected,))
+        try:
+            violations = validate(got, versions=None)
+        except Exception as exc:
+            violations = []
+            rdq.fail(f"{op} returned a value the kit cannot check: {type(exc).__name__}: {exc}",
+                     envelopes=(expected,))
+        if violations:
+            lines = []
+            for v in violations[:20]:
+                clauses = " ".join(CODE_CLAUSES.get(v.code, ((), ""))[0])
+                lines.append(f"  {v.pointer or '/'}: {v.code} [{clauses}]: {v.message}")
+            rdq.fail(
+                f"{op} returned an invalid envelope (RDQ-RT-004: what a plugin returns is a "
+                f"valid envelope in exact model form){because}:",
+                detail="\n".join(lines),
+                envelopes=(expected,),
+            )
+        differences = diff(expected, got)
+        if differences:
+            lines = [
+                f"  {line}  [{clauses_for_pointer(d)}]"
+                for d, line in zip(differences, format_diff(differences).splitlines(),
+                                   strict=False)
+            ]
+            if len(differences) > 20:
+                lines.append(f"  … and {len(differences) - 20} more")
+            rdq.fail(
+                f"{op} returned an envelope that differs from the one written{because}:",
+                detail="\n".join(lines),
+                envelopes=(expected,),
+            )
+
+    def roundtrip(self, env: Envelope) -> None:
+        """write(env) then read(env.id) == env."""
+        __tracebackhide__ = True
+        self.write(env)
+        self.expect(env.id, env)
+
+    def close(self) -> None:
+        __tracebackhide__ = True
+        if self.closed:
+            return
+        self.closed = True
+        result = self.rdq.call(f"adapter.close() of namespace {self.name!r}", self.adapter.close)
+        if isinstance(result, StorageError):
+            self.rdq.fail(
+                f"adapter.close() of namespace {self.name!r} raised "
+                f"{describe_storage_error(result)}"
+            )

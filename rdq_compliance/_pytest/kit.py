@@ -1,0 +1,370 @@
+"""The kit's pytest plugin: options, plugin discovery, suite collection, fixtures.
+
+Loaded by :mod:`.entry` only when ``--rdq-plugin`` (or the ``rdq_plugins`` ini
+setting) is given. :func:`configure` validates every ``--rdq-*`` value (a bad
+one is a usage error, never a traceback), loads the selected storage plugins,
+adds the suite modules to the collection and registers :class:`KitPlugin`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Generator, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from .. import __version__
+from .._corpus import corpus_hash
+from .._requirements import Requirement, get_requirement
+from ..storage._discovery import DiscoveryError, LoadedPlugin, load_plugin, resolve_options
+from ._case import Case, CaseError, load_case, save_case
+from ._context import KitSettings, Rdq
+from ._guard import CheckFailed, OperationHung
+from ._profiles import PROFILES
+from ._runtime import PluginRuntime
+from ._state import RUN_KEY, KitRun, PluginUnderTest
+from .entry import option
+
+__all__ = ["MARKER", "SUITE_FILES", "KitPlugin", "configure"]
+
+MARKER = "rdq_requirement"
+SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
+SUITE_FILES = tuple(
+    SUITES_DIR / f"test_{family}.py"
+    for family in ("golden", "roundtrip", "truncation", "unknown_fields", "versions", "storage")
+)
+SUITE_MODULE_PREFIX = "rdq_compliance.suites."
+REQUIRE_SERVICES_ENV = "RDQ_REQUIRE_SERVICES"
+_RDQ_KEY = pytest.StashKey[Rdq]()
+
+
+def _usage(message: str) -> pytest.UsageError:
+    # One line: pytest prints "ERROR: <message>" and exits with status 4.
+    return pytest.UsageError(" ".join(message.split("\n")))
+
+
+def _as_list(value: object) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return value.split()
+    return [str(v) for v in value]  # type: ignore[attr-defined]
+
+
+def _parse_settings(config: pytest.Config) -> KitSettings:
+    labels = list(dict.fromkeys(_as_list(option(config, "rdq_plugins"))))
+    profile = str(option(config, "rdq_profile"))
+    if profile not in PROFILES:
+        raise _usage(
+            f"--rdq-profile={profile!r} is not a profile; expected one of {', '.join(PROFILES)}"
+        )
+    raw_seed = str(option(config, "rdq_seed")).strip()
+    try:
+        seed = int(raw_seed)
+    except ValueError:
+        raise _usage(
+            f"--rdq-seed={raw_seed!r} is not an integer; expected e.g. --rdq-seed=0"
+        ) from None
+    raw_timeout = str(option(config, "rdq_timeout")).strip()
+    try:
+        timeout = float(raw_timeout)
+    except ValueError:
+        timeout = math.nan
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise _usage(
+            f"--rdq-timeout={raw_timeout!r} is not a positive number of seconds; "
+            "expected e.g. --rdq-timeout=10"
+        )
+    base = config.invocation_params.dir
+    failures_dir = base / str(option(config, "rdq_failures_dir"))
+    replay: Case | None = None
+    replay_file = option(config, "rdq_replay")
+    if replay_file:
+        try:
+            replay = load_case(base / str(replay_file))
+        except CaseError as exc:
+            raise _usage(str(exc)) from None
+        if replay.plugin not in labels:
+            raise _usage(
+                f"--rdq-replay={str(replay_file)!r} was saved for plugin {replay.plugin!r}; "
+                f"run it with --rdq-plugin={replay.plugin}"
+            )
+    return KitSettings(tuple(labels), profile, seed, timeout, failures_dir, replay)
+
+
+def _load_plugins(config: pytest.Config, settings: KitSettings) -> list[LoadedPlugin]:
+    testee = option(config, "rdq_testee")
+    try:
+        loaded = [load_plugin(label) for label in settings.labels]
+        resolve_options(
+            loaded,
+            _as_list(option(config, "rdq_options")),
+            testee=None if testee is None else str(testee),
+        )
+    except DiscoveryError as exc:
+        raise _usage(str(exc)) from None
+    for p in loaded:
+        # The bridge enforces its own deadline (and kills a hung testee);
+        # unless told otherwise it uses the kit's.
+        if p.label == "stdio" and "timeout" in p.resolved and "timeout" not in p.explicit:
+            p.resolved["timeout"] = f"{settings.timeout:g}"
+    return loaded
+
+
+def _suites_to_add(config: pytest.Config, settings: KitSettings) -> tuple[Path, ...]:
+    """The suite modules the kit adds to the collection (those no argument covers)."""
+    files = SUITE_FILES
+    if settings.replay is not None:
+        wanted = f"test_{get_requirement(settings.replay.requirement).suite}.py"
+        files = tuple(f for f in SUITE_FILES if f.name == wanted) or SUITE_FILES
+    given = []
+    for arg in config.args:
+        path = Path(arg.split("::", 1)[0])
+        if not path.is_absolute():
+            path = config.invocation_params.dir / path
+        given.append(path.resolve())
+    return tuple(f for f in files if not any(g == f or g in f.parents for g in given))
+
+
+def configure(config: pytest.Config) -> None:
+    """Validate the options, load the plugins, add the suites, register the kit plugin."""
+    settings = _parse_settings(config)
+    if settings.replay is not None:
+        try:
+            get_requirement(settings.replay.requirement)
+        except KeyError as exc:
+            raise _usage(f"--rdq-replay: {exc.args[0]}") from None
+    loaded = _load_plugins(config, settings)
+    config.addinivalue_line(
+        "markers", f"{MARKER}(id): the rdq requirement a kit test checks (set by @requirement)"
+    )
+    config.stash[RUN_KEY] = KitRun(
+        plugins=[PluginUnderTest(p.label) for p in loaded],
+        profile=settings.profile,
+        seed=settings.seed,
+        timeout=settings.timeout,
+        started_at=datetime.now(UTC),
+        kit_version=__version__,
+        fixture_hash=corpus_hash(),
+    )
+    kit = KitPlugin(config, settings, loaded, _suites_to_add(config, settings))
+    config.pluginmanager.register(kit, "rdq-kit")
+
+
+def _requirement_of(item: pytest.Item) -> Requirement | None:
+    mark = item.get_closest_marker(MARKER)
+    if mark is None:
+        return None
+    return get_requirement(mark.args[0])
+
+
+class KitPlugin:
+    """Hooks and fixtures of a kit run (registered as ``rdq-kit``)."""
+
+    def __init__(
+        self,
+        config: pytest.Config,
+        settings: KitSettings,
+        loaded: list[LoadedPlugin],
+        suites: tuple[Path, ...],
+    ) -> None:
+        self.config = config
+        self.settings = settings
+        self.suites = suites
+        self.runtimes = {p.label: PluginRuntime(p, settings.timeout) for p in loaded}
+
+    # -- session -------------------------------------------------------------
+
+    def _is_xdist_controller(self) -> bool:
+        return self.config.pluginmanager.has_plugin("dsession")
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if self.config.option.collectonly:
+            return
+        run = self.config.stash[RUN_KEY]
+        require = os.environ.get(REQUIRE_SERVICES_ENV) == "1"
+        for put in run.plugins:
+            rt = self.runtimes[put.label]
+            rt.start()
+            put.info = rt.info
+            put.unavailable = rt.unavailable
+            if rt.unavailable is not None:
+                if require:
+                    raise _usage(f"{rt.unavailable} ({REQUIRE_SERVICES_ENV}=1 makes this an error)")
+                run.notes.append(rt.unavailable)
+            if rt.dead is not None:
+                run.notes.append(rt.dead.splitlines()[0])
+            if self._is_xdist_controller():
+                rt.close()  # the controller runs no test; it only wanted .info
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        run = self.config.stash[RUN_KEY]
+        for rt in self.runtimes.values():
+            rt.close()
+            run.notes.extend(f"plugin {rt.label!r}: {n}" for n in rt.notes)
+
+    # -- collection ----------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(
+        self, collector: pytest.Collector
+    ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+        # The suites live in the installed package, usually outside the rootdir.
+        # Given as arguments they would get broken node ids (pytest names a file
+        # outside the rootdir that is itself an argument ""), so the kit adds
+        # them to the session's collection itself, with stable package-path ids:
+        # rdq_compliance/suites/test_golden.py::test_...[memory]
+        report = yield
+        if isinstance(collector, pytest.Session) and report.passed:
+            report.result.extend(
+                pytest.Module.from_parent(
+                    collector, path=path, nodeid=f"rdq_compliance/suites/{path.name}"
+                )
+                for path in self.suites
+            )
+        return report
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        if "rdq_plugin" in metafunc.fixturenames:
+            labels = list(self.settings.labels)
+            metafunc.parametrize("rdq_plugin", labels, ids=labels, indirect=True)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        for item in items:
+            req = _requirement_of(item)
+            callspec = getattr(item, "callspec", None)
+            if req is None or callspec is None or "rdq_plugin" not in callspec.params:
+                continue
+            item.user_properties.extend([
+                ("rdq_requirement", req.id),
+                ("rdq_level", str(req.level)),
+                ("rdq_clauses", " ".join(req.clauses)),
+                ("rdq_plugin", callspec.params["rdq_plugin"]),
+            ])
+        case = self.settings.replay
+        if case is None:
+            return
+        keep: list[pytest.Item] = []
+        drop: list[pytest.Item] = []
+        for item in items:
+            callspec = getattr(item, "callspec", None)
+            params = dict(getattr(callspec, "params", {}))
+            label = params.pop("rdq_plugin", None)
+            ids = {k: str(getattr(v, "id", v)) for k, v in params.items()}
+            match = (
+                getattr(item, "originalname", None) == case.test
+                and label == case.plugin
+                and ids == case.params
+            )
+            (keep if match else drop).append(item)
+        if not keep:
+            raise _usage(
+                f"--rdq-replay={str(case.path)!r}: no kit test {case.test}{case.params or ''} "
+                f"for plugin {case.plugin!r} in kit {__version__}; was it saved by another version?"
+            )
+        items[:] = keep
+        config.hook.pytest_deselected(items=drop)
+
+    # -- running -------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, object, object]:
+        try:
+            return (yield)
+        except (CheckFailed, OperationHung, BaseExceptionGroup) as exc:
+            rdq = item.stash.get(_RDQ_KEY, None)
+            if rdq is not None:
+                self._save_case(rdq, exc)
+            raise
+
+    def _save_case(self, rdq: Rdq, exc: BaseException) -> None:
+        found = _find_failure(exc)
+        if found is None:
+            return
+        check, kwargs = getattr(found, "rdq_example", (None, None))
+        if rdq.replay is not None:
+            return  # replaying: the case file already exists
+        message = str(found).split("\n", 2)
+        try:
+            path = save_case(
+                self.settings.failures_dir,
+                test=str(getattr(rdq.item, "originalname", rdq.item.name)),
+                params=rdq.params,
+                plugin=rdq.label,
+                requirement=rdq.requirement.id,
+                check=check,
+                example=kwargs,
+                envelopes=list(getattr(found, "rdq_envelopes", [])),
+                message=" / ".join(message[:2]),
+                meta={
+                    "kit_version": __version__,
+                    "profile": self.settings.profile,
+                    "seed": self.settings.seed,
+                    "nodeid": rdq.item.nodeid,
+                },
+            )
+        except (OSError, TypeError, ValueError) as err:
+            exc.add_note(f"(the failing case could not be saved: {type(err).__name__}: {err})")
+            return
+        shown = _shown_path(path, self.config.invocation_params.dir)
+        exc.add_note(f"replay: pytest --rdq-plugin={rdq.label} --rdq-replay {shown}")
+
+    # -- fixtures ------------------------------------------------------------
+
+    @pytest.fixture
+    def rdq_plugin(self, request: pytest.FixtureRequest) -> PluginRuntime:
+        """The plugin under test (parametrized over every --rdq-plugin)."""
+        label = request.param
+        rt = self.runtimes[label]
+        rt.ensure_usable()
+        if rt.unavailable is not None:
+            pytest.skip(rt.unavailable)
+        if rt.dead is not None:
+            pytest.fail(rt.dead, pytrace=False)
+        if rt.info is None or rt.storage is None:
+            pytest.fail(f"plugin {label!r} was not opened (collect-only run?)", pytrace=False)
+        return rt
+
+    @pytest.fixture
+    def rdq(
+        self, request: pytest.FixtureRequest, rdq_plugin: PluginRuntime
+    ) -> Iterator[Rdq]:
+        """The per-test handle on the plugin under test; see :class:`._context.Rdq`."""
+        item = request.node
+        req = _requirement_of(item)
+        if req is None:
+            pytest.fail(
+                f"{item.nodeid} uses the rdq fixture without @requirement(...)", pytrace=False
+            )
+        assert rdq_plugin.info is not None
+        if req.capability and req.capability not in rdq_plugin.info.capabilities:
+            pytest.skip(f"plugin declares no {req.capability!r} capability")
+        ctx = Rdq(item, req, rdq_plugin, self.settings)
+        item.stash[_RDQ_KEY] = ctx
+        yield ctx
+        ctx.teardown()
+
+
+def _find_failure(exc: BaseException) -> BaseException | None:
+    if isinstance(exc, CheckFailed | OperationHung):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for sub in exc.exceptions:
+            found = _find_failure(sub)
+            if found is not None:
+                return found
+    return None
+
+
+def _shown_path(path: Path, base: Path) -> str:
+    try:
+        return str(path.relative_to(base))
+    except ValueError:
+        return str(path)
+

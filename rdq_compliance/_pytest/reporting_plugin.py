@@ -1,0 +1,299 @@
+"""pytest glue of the reporting: results, report files, terminal summary, gate.
+
+- Results come from ``pytest_runtest_logreport``, which also runs on the xdist
+  controller (reports carry ``user_properties``); kit tests are the ones tagged
+  ``rdq_requirement`` by the kit at collection.
+- The report and its renderings are written in ``pytest_sessionfinish`` in every
+  case (-x, Ctrl-C, -k), once per run: never on an xdist worker.
+- ``--rdq-known-failures`` turns the pytest exit status into "no *new* failures".
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .. import __version__
+from ..reporting import (
+    GateOutcome,
+    KnownFailures,
+    KnownFailuresError,
+    PluginMeta,
+    ResultCollector,
+    RunMeta,
+    build_report,
+    evaluate,
+    gate,
+    load_known_failures,
+    render_badge,
+    render_endpoint,
+    render_markdown,
+    terminal_lines,
+    terminal_safe,
+    write_json,
+)
+from ._state import RUN_KEY, KitRun
+from .entry import option
+
+__all__ = ["ReportingPlugin", "configure"]
+
+# (ini name, flag, what): the files a run can write, in the order they are written.
+_OUTPUTS = (
+    ("rdq_report", "--rdq-report", "report"),
+    ("rdq_badge", "--rdq-badge", "badge"),
+    ("rdq_badge_endpoint", "--rdq-badge-endpoint", "badge endpoint"),
+    ("rdq_summary", "--rdq-summary", "summary"),
+)
+
+
+def _path_option(config: pytest.Config, ini: str) -> Path | None:
+    """A path option: relative to the invocation directory on the command line,
+    relative to the ini file's directory in the ini file."""
+    value = config.getoption(ini)
+    base = config.invocation_params.dir
+    if value is None:
+        value = config.getini(ini)
+        if not value:
+            return None
+        base = config.inipath.parent if config.inipath else config.rootpath
+    return base / str(value)
+
+
+def configure(config: pytest.Config) -> None:
+    """Called by the kit's entry ``pytest_configure`` when --rdq-plugin is given."""
+    outputs: dict[str, Path] = {}
+    for ini, flag, what in _OUTPUTS:
+        path = _path_option(config, ini)
+        if path is None:
+            continue
+        if path.is_dir():
+            raise pytest.UsageError(f"{flag}={str(path)!r} is a directory; expected the path of "
+                                    f"the {what} file to write")
+        outputs[what] = path
+    known = None
+    known_path = _path_option(config, "rdq_known_failures")
+    if known_path is not None:
+        try:
+            known = load_known_failures(known_path)
+        except KnownFailuresError as e:
+            raise pytest.UsageError(f"--rdq-known-failures: {e}") from None
+    config.pluginmanager.register(ReportingPlugin(config, outputs, known), "rdq-reporting")
+
+
+def _props(report: pytest.TestReport) -> dict[str, str]:
+    # user_properties are (name, value) pairs; after an xdist round trip they may be lists
+    found: dict[str, str] = {}
+    for item in report.user_properties:
+        name, value = item
+        found.setdefault(str(name), str(value))
+    return found
+
+
+_E_LINE = re.compile(r"^E(?: |$)")
+
+
+def _failure_text(report: pytest.TestReport) -> str:
+    """The exception lines of a failure (pytest's ``E`` lines), not the source code that
+    precedes them; the whole text when there are none (e.g. ``pytest.fail(pytrace=False)``)."""
+    text = report.longreprtext
+    found = [line[1:] for line in text.splitlines() if _E_LINE.match(line)]
+    # pytest indents E lines like the failing source line: drop that common indent
+    return textwrap.dedent("\n".join(found)).strip("\n") if found else text
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple | list) and len(longrepr) == 3:
+        reason = str(longrepr[2])
+        return reason.removeprefix("Skipped: ")
+    return str(longrepr)
+
+
+class ReportingPlugin:
+    def __init__(
+        self, config: pytest.Config, outputs: dict[str, Path], known: KnownFailures | None
+    ) -> None:
+        self.config = config
+        self.outputs = outputs
+        self.known = known
+        self.is_worker = hasattr(config, "workerinput")
+        self.collector = ResultCollector()
+        self.t0 = time.monotonic()
+        self.interrupted: str | None = None
+        self.report: dict[str, Any] | None = None
+        self.gate_outcome: GateOutcome | None = None
+        self.exit_note: str | None = None
+        self.written: list[tuple[str, Path]] = []
+        self.write_errors: list[str] = []
+
+    # -- results --------------------------------------------------------------------------
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = _props(report)
+        text: str | None = None
+        if report.failed:
+            text = _failure_text(report)
+        elif report.skipped:
+            text = _skip_reason(report)
+        xfail = getattr(report, "wasxfail", None)
+        self.collector.add_phase(
+            report.nodeid,
+            report.when,
+            report.outcome,
+            requirement=props.get("rdq_requirement"),
+            plugin=props.get("rdq_plugin"),
+            text=text,
+            duration=report.duration,
+            xfail=None if xfail is None else str(xfail),
+            not_applicable=bool(props.get("rdq_not_applicable")),
+        )
+
+    def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+        # Ctrl-C, but also pytest.exit() and pytest's own Interrupted (collection errors;
+        # how xdist stops a -x run on the controller).
+        if excinfo.type is KeyboardInterrupt:
+            self.interrupted = "interrupted (KeyboardInterrupt, e.g. Ctrl-C)"
+        elif isinstance(excinfo.value, pytest.exit.Exception):
+            self.interrupted = f"stopped by pytest.exit(): {excinfo.value}"
+        else:
+            self.interrupted = f"stopped: {excinfo.value}"
+
+    # -- the report -----------------------------------------------------------------------
+    def _run_meta(self, session: pytest.Session, exitstatus: int) -> RunMeta:
+        kit: KitRun | None = self.config.stash.get(RUN_KEY, None)
+        metas: list[PluginMeta] = []
+        if kit is not None:
+            for p in kit.plugins:
+                info = p.info
+                unavailable = p.unavailable
+                if info is None and unavailable is None:
+                    unavailable = ("the kit did not open this plugin (--collect-only, or "
+                                   "the run ended before)")
+                metas.append(PluginMeta(
+                    label=p.label,
+                    name=None if info is None else info.name,
+                    version=None if info is None else info.version,
+                    envelope_versions=frozenset() if info is None else info.envelope_versions,
+                    capabilities=frozenset() if info is None else info.capabilities,
+                    unavailable=unavailable,
+                ))
+        else:
+            labels = option(self.config, "rdq_plugins")
+            for label in labels if isinstance(labels, list) else []:
+                metas.append(PluginMeta(label=str(label),
+                                        unavailable="the kit recorded nothing about this plugin"))
+        aborted = kit.aborted if kit is not None else None
+        if not aborted:
+            aborted = self.interrupted
+        if not aborted and session.shouldfail:
+            aborted = f"stopped: {session.shouldfail}"
+        if not aborted and session.shouldstop:
+            aborted = f"stopped: {session.shouldstop}"
+        if not aborted and exitstatus == pytest.ExitCode.INTERRUPTED:
+            aborted = "interrupted (errors during collection?)"
+        return RunMeta(
+            kit_version=kit.kit_version if kit is not None else __version__,
+            fixture_hash=kit.fixture_hash if kit is not None else "unknown",
+            profile=kit.profile if kit is not None else str(option(self.config, "rdq_profile")),
+            seed=kit.seed if kit is not None else 0,
+            started_at=kit.started_at if kit is not None else datetime.now(UTC),
+            duration=time.monotonic() - self.t0,
+            plugins=tuple(metas),
+            aborted=aborted,
+        )
+
+    def _write(self, what: str, path: Path, write: Any) -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write(path)
+        except OSError as e:
+            self.write_errors.append(f"could not write the {what} to {str(path)!r}: {e}")
+        else:
+            self.written.append((what, path))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.is_worker:
+            return  # the controller writes the one report of an xdist run
+        if self.config.option.collectonly:
+            return  # nothing ran: do not overwrite the report of a real run
+        meta = self._run_meta(session, exitstatus)
+        results = evaluate(meta.plugins, self.collector.results(), aborted=meta.aborted)
+        known_map = {}
+        if self.known is not None:
+            known_map = {
+                (p.meta.label, r.requirement.id): True
+                for p in results for r in p.requirements
+                if self.known.lists(p.meta.label, r.requirement.id)
+            }
+        report = build_report(meta, results, known_failures=known_map)
+        self.report = report
+        renderers: dict[str, Any] = {
+            "report": lambda p: write_json(p, report),
+            "badge": lambda p: p.write_text(render_badge(report), encoding="utf-8"),
+            "badge endpoint": lambda p: write_json(p, render_endpoint(report)),
+            "summary": lambda p: p.write_text(render_markdown(report), encoding="utf-8"),
+        }
+        for what, path in self.outputs.items():
+            self._write(what, path, renderers[what])
+        self._gate(session, report)
+        if self.write_errors and session.exitstatus in (0, 1):
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+
+    def _gate(self, session: pytest.Session, report: dict[str, Any]) -> None:
+        if self.known is None:
+            return
+        g = self.gate_outcome = gate(report, self.known)
+        unattributed = self.collector.unattributed_failures
+        # A run stopped early (-x, interrupt) cannot show that no *new* failure exists.
+        if (session.exitstatus == pytest.ExitCode.TESTS_FAILED and g.listed and not g.unlisted
+                and not unattributed and not report["aborted"]):
+            session.exitstatus = pytest.ExitCode.OK
+            self.exit_note = (f"every failure is a known failure listed in {self.known.source}: "
+                              "exit status 0 (the verdict is unchanged)")
+        if g.stale and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            self.exit_note = "stale known failures: exit status 1"
+
+    # -- terminal -------------------------------------------------------------------------
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.report is None:
+            return
+        tr = terminalreporter
+        tr.write_sep("=", "rdq compliance")
+        verdict = self.report["verdict"]
+        for n, line in enumerate(terminal_lines(self.report)):
+            if n == 0:
+                tr.write_line(line, bold=True, green=verdict == "compliant",
+                              red=verdict == "non-compliant", yellow=verdict == "incomplete")
+            else:
+                tr.write_line(line)
+        g, known = self.gate_outcome, self.known
+        if g is not None and known is not None:
+            src = terminal_safe(known.source)
+            for plugin, rid in g.listed:
+                tr.write_line(f"known failure {rid} [{terminal_safe(plugin)}]: listed in {src}")
+            for plugin, rid in g.unlisted:
+                tr.write_line(f"NEW failure {rid} [{terminal_safe(plugin)}]: not listed in {src}",
+                              red=True)
+            for plugin, rid in g.stale:
+                tr.write_line(f"STALE known failure {rid} [{terminal_safe(plugin)}]: it passes "
+                              f"now; remove its line from {src}", red=True)
+            for label in g.unused_labels:
+                tr.write_line(f"known failures: plugin label {terminal_safe(label)!r} in {src} "
+                              "is not under test in this run; its lines were ignored")
+            for nodeid in self.collector.unattributed_failures:
+                tr.write_line(f"failed outside the kit (no known failure can cover it): "
+                              f"{terminal_safe(nodeid)}")
+        if self.exit_note:
+            tr.write_line(self.exit_note)
+        for what, path in self.written:
+            tr.write_line(f"{what} written: {terminal_safe(str(path))}")
+        for err in self.write_errors:
+            tr.write_line(terminal_safe(err), red=True)
+

@@ -1,0 +1,55 @@
+"""The lines the kit prints at the end of a run (pytest_terminal_summary)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from ._text import terminal_safe
+
+__all__ = ["terminal_lines"]
+
+_NOT_PASSED_SHOWN = 8
+
+
+def terminal_lines(report: Mapping[str, Any]) -> list[str]:
+    """Verdict per plugin, one line per suite, the failed requirements with their
+    clauses, and why an incomplete verdict is incomplete. Plugin text is sanitized."""
+    s = terminal_safe
+    lines = [f"verdict: {str(report['verdict']).upper()}"]
+    if report["aborted"]:
+        lines.append(f"the run stopped early: {s(report['aborted'])}")
+    for p in report["plugins"]:
+        if p["name"] is None:
+            what = f"not opened: {s(p['unavailable'] or 'no information from the kit')}"
+        else:
+            caps = ", ".join(p["capabilities"]) or "none"
+            versions = ", ".join(f"v{v}" for v in p["envelope_versions"])
+            what = (f"{s(p['name'])} {s(p['version'] or '')}, envelope {versions}, "
+                    f"capabilities: {s(caps)}")
+            if p["capabilities_verified"]:
+                what += f" (verified: {s(', '.join(p['capabilities_verified']))})"
+        lines.append(f"plugin {s(p['label'])} ({what}): {p['verdict']}")
+        suites: dict[str, Counter[str]] = {}
+        for r in p["requirements"]:
+            c = suites.setdefault(r["suite"], Counter())
+            for t in r["tests"]:
+                c[t["status"]] += 1
+        width = max((len(name) for name in suites), default=0)
+        for name, c in suites.items():
+            counts = ", ".join(f"{c[k]} {k}" for k in ("passed", "failed", "skipped", "error"))
+            lines.append(s(f"  {name:<{width}}  {counts}"))
+        for r in p["requirements"]:
+            if r["status"] in ("failed", "error"):
+                known = " (known failure)" if r["known_failure"] else ""
+                lines.append(s(f"  {r['status'].upper()} {r['id']} {r['level']} "
+                               f"[{' '.join(r['clauses'])}] {r['title']}{known}"))
+        pending = [r for r in p["requirements"]
+                   if r["level"] == "MUST" and r["status"] in ("skipped", "not-run")]
+        for r in pending[:_NOT_PASSED_SHOWN]:
+            lines.append(f"  {r['status'].upper()} {r['id']}: {s(r['reason'] or '')}")
+        if len(pending) > _NOT_PASSED_SHOWN:
+            lines.append(f"  ... and {len(pending) - _NOT_PASSED_SHOWN} more MUST requirements "
+                         "skipped or not run")
+    return lines

@@ -1,0 +1,260 @@
+"""Finding, loading and configuring the storage plugins named with ``--rdq-plugin``.
+
+Only the named plugins are imported: a broken or slow plugin that is installed
+but not selected never affects a run. Each selected plugin gets its own pluggy
+``PluginManager``, so a hook call reaches that plugin and no other.
+
+Every problem found here is a configuration problem of the person running the
+kit, reported as :class:`DiscoveryError` with a one-line message; the pytest
+layer turns it into a usage error.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pluggy
+
+from . import hookspecs
+from ._protocol import OptionSpec
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "STDIO",
+    "DiscoveryError",
+    "LoadedPlugin",
+    "available_plugin_names",
+    "load_plugin",
+    "resolve_options",
+]
+
+ENTRY_POINT_GROUP = "rdq.storage"
+STDIO = "stdio"
+_STDIO_MODULE = "rdq_compliance.storage._stdio"
+
+
+class DiscoveryError(Exception):
+    """A plugin cannot be found, loaded or configured as asked (a usage error)."""
+
+
+@dataclass
+class LoadedPlugin:
+    """One selected plugin: its label, its own plugin manager and declared options."""
+
+    label: str
+    pm: pluggy.PluginManager
+    options: tuple[OptionSpec, ...]
+    resolved: dict[str, str] = field(default_factory=dict)
+    """Every declared option, resolved (filled in by :func:`resolve_options`)."""
+    explicit: set[str] = field(default_factory=set)
+    """Options set on the command line, in the ini file or through the environment."""
+
+
+def available_plugin_names() -> list[str]:
+    """Names of the installed ``rdq.storage`` entry points plus ``stdio``, without loading any."""
+    names = {ep.name for ep in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)}
+    names.add(STDIO)
+    return sorted(names)
+
+
+def _new_manager() -> pluggy.PluginManager:
+    pm = pluggy.PluginManager(hookspecs.PROJECT_NAME)
+    pm.add_hookspecs(hookspecs)
+    return pm
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _import_object(spec: str) -> object:
+    module_name, _, attr = spec.partition(":")
+    if not module_name or not attr:
+        raise DiscoveryError(
+            f"--rdq-plugin={spec!r} is not of the form 'package.module:attr'"
+        )
+    try:
+        obj: object = importlib.import_module(module_name)
+    except Exception as exc:
+        raise DiscoveryError(
+            f"--rdq-plugin={spec!r}: cannot import module {module_name!r} ({_describe(exc)}); "
+            "check that it is importable from this environment"
+        ) from None
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise DiscoveryError(
+                f"--rdq-plugin={spec!r}: module {module_name!r} has no attribute {attr!r}"
+            ) from None
+    return obj
+
+
+def load_plugin(name: str) -> LoadedPlugin:
+    """Load the plugin called ``name`` into a fresh plugin manager.
+
+    ``stdio`` is the built-in testee bridge; ``package.module:attr`` imports and
+    registers that object; anything else is the name of an ``rdq.storage``
+    entry point, and only that entry point is loaded.
+    """
+    pm = _new_manager()
+    if name == STDIO:
+        try:
+            pm.register(importlib.import_module(_STDIO_MODULE), name=STDIO)
+        except Exception as exc:
+            raise DiscoveryError(
+                f"--rdq-plugin={name!r}: the built-in stdio bridge failed to load "
+                f"({_describe(exc)})"
+            ) from None
+    elif ":" in name:
+        obj = _import_object(name)
+        try:
+            pm.register(obj, name=name)
+        except Exception as exc:
+            raise DiscoveryError(
+                f"--rdq-plugin={name!r}: cannot register {_describe(exc)}"
+            ) from None
+    else:
+        try:
+            count = pm.load_setuptools_entrypoints(ENTRY_POINT_GROUP, name=name)
+        except Exception as exc:
+            raise DiscoveryError(
+                f"--rdq-plugin={name!r}: the plugin's entry point failed to load "
+                f"({_describe(exc)}); reinstall the plugin or fix its import"
+            ) from None
+        if count == 0:
+            raise DiscoveryError(
+                f"--rdq-plugin={name!r} is not an installed rdq storage plugin; found: "
+                f"{', '.join(available_plugin_names())} (entry-point group "
+                f"{ENTRY_POINT_GROUP!r}; 'package.module:attr' is accepted too)"
+            )
+    try:
+        # Reject hook implementations that match no hookspec (a typo such as
+        # rdq_storage_opne would otherwise be silently ignored).
+        pm.check_pending()
+    except pluggy.PluginValidationError as exc:
+        raise DiscoveryError(f"--rdq-plugin={name!r}: invalid hook implementation: {exc}") from None
+    if not pm.hook.rdq_storage_open.get_hookimpls():
+        raise DiscoveryError(
+            f"--rdq-plugin={name!r} implements no rdq_storage_open hook; decorate a function "
+            "'rdq_storage_open(options)' with rdq_compliance.hookimpl"
+        )
+    return LoadedPlugin(name, pm, _declared_options(name, pm))
+
+
+def _declared_options(label: str, pm: pluggy.PluginManager) -> tuple[OptionSpec, ...]:
+    try:
+        specs = pm.hook.rdq_storage_options()
+    except Exception as exc:
+        raise DiscoveryError(
+            f"plugin {label!r}: rdq_storage_options() raised {_describe(exc)}"
+        ) from None
+    if specs is None:
+        return ()
+    if isinstance(specs, str | bytes) or not isinstance(specs, Iterable):
+        raise DiscoveryError(
+            f"plugin {label!r}: rdq_storage_options() returned {specs!r}; "
+            "expected a list of rdq_compliance.OptionSpec"
+        )
+    out: list[OptionSpec] = []
+    for spec in specs:
+        if not isinstance(spec, OptionSpec):
+            raise DiscoveryError(
+                f"plugin {label!r}: rdq_storage_options() returned {spec!r}; "
+                "expected rdq_compliance.OptionSpec values"
+            )
+        if any(s.name == spec.name for s in out):
+            raise DiscoveryError(f"plugin {label!r} declares option {spec.name!r} twice")
+        out.append(spec)
+    return tuple(out)
+
+
+def _declared_names(plugin: LoadedPlugin) -> str:
+    return ", ".join(s.name for s in plugin.options) or "none"
+
+
+def resolve_options(
+    plugins: Sequence[LoadedPlugin],
+    settings: Sequence[str],
+    *,
+    testee: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> None:
+    """Fill ``plugin.resolved`` for every plugin from ``settings`` (``KEY=VALUE`` or
+    ``PLUGIN.KEY=VALUE``), ``testee`` (the stdio command), the environment and defaults.
+
+    Raises :class:`DiscoveryError` for malformed settings, settings no selected
+    plugin declares, values outside declared choices and missing required options.
+    """
+    env = os.environ if environ is None else environ
+    given: dict[str, dict[str, str]] = {p.label: {} for p in plugins}
+    # Longest label first: 'pkg.mod:attr.key=v' must match the longest plugin label.
+    labels = sorted((p.label for p in plugins), key=len, reverse=True)
+    for setting in settings:
+        key, sep, value = setting.partition("=")
+        if not sep or not key:
+            raise DiscoveryError(
+                f"--rdq-option={setting!r} is not KEY=VALUE or PLUGIN.KEY=VALUE"
+            )
+        target = next((lb for lb in labels if key.startswith(lb + ".")), None)
+        if target is not None:
+            plugin = next(p for p in plugins if p.label == target)
+            opt = key[len(target) + 1 :]
+            if not any(s.name == opt for s in plugin.options):
+                raise DiscoveryError(
+                    f"--rdq-option={setting!r}: plugin {target!r} declares no option {opt!r}; "
+                    f"declared: {_declared_names(plugin)}"
+                )
+            given[target][opt] = value
+            continue
+        takers = [p for p in plugins if any(s.name == key for s in p.options)]
+        if not takers:
+            declared = "; ".join(f"{p.label}: {_declared_names(p)}" for p in plugins)
+            raise DiscoveryError(
+                f"--rdq-option={setting!r}: no selected plugin declares option {key!r} "
+                f"(declared options — {declared})"
+            )
+        for p in takers:
+            given[p.label][key] = value
+    if testee is not None:
+        stdio = [p for p in plugins if p.label == STDIO]
+        if not stdio:
+            raise DiscoveryError(
+                f"--rdq-testee={testee!r} is only used with --rdq-plugin=stdio, "
+                "which is not selected"
+            )
+        given[STDIO]["command"] = testee
+    for p in plugins:
+        resolved: dict[str, str] = {}
+        explicit: set[str] = set()
+        for spec in p.options:
+            if spec.name in given[p.label]:
+                value, source = given[p.label][spec.name], "--rdq-option"
+                explicit.add(spec.name)
+            elif spec.env and spec.env in env:
+                value, source = env[spec.env], f"environment variable {spec.env}"
+                explicit.add(spec.name)
+            elif spec.default is not None:
+                value, source = spec.default, "default"
+            else:
+                how = f"--rdq-option {p.label}.{spec.name}=VALUE"
+                if p.label == STDIO and spec.name == "command":
+                    how = '--rdq-testee "CMD"'
+                if spec.env:
+                    how += f" or environment variable {spec.env}"
+                hint = f" ({spec.help})" if spec.help else ""
+                raise DiscoveryError(
+                    f"plugin {p.label!r} requires option {spec.name!r}{hint}; set it with {how}"
+                )
+            if spec.choices and value not in spec.choices:
+                raise DiscoveryError(
+                    f"plugin {p.label!r}: option {spec.name}={value!r} (from {source}) is not one "
+                    f"of {', '.join(spec.choices)}"
+                )
+            resolved[spec.name] = value
+        p.resolved = resolved
+        p.explicit = explicit

@@ -1,0 +1,301 @@
+"""Strategies for whole envelope models: errors, attempts, envelopes."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Collection
+from datetime import datetime
+
+from hypothesis import assume
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+from ..envelope import Attempt, Envelope, ErrorInfo, Outcome, Status, encode
+from ..envelope._limits import MAX_ENVELOPE_BYTES, MAX_KNOWN_INT, MESSAGE_LIMIT, STACK_LIMIT
+from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS, format_timestamp
+from ._args import check_bool, check_bounds, check_collection, check_int
+from ._values import (
+    free_texts,
+    header_maps,
+    ids,
+    json_values,
+    names,
+    payloads,
+    timestamps,
+    truncated_texts,
+    unknown_field_maps,
+)
+
+LEASE_EXPIRED_TYPE = "rdq.LeaseExpired"
+_MAX_PAYLOAD = 256 * 1024
+_MAX_ATTEMPTS = 64
+_MAX_TEXT = 1024
+
+_ERROR_TYPES = (
+    "java.net.SocketTimeoutException", "java.lang.NullPointerException", "*errors.errorString",
+    "*url.Error", "context.deadlineExceededError", "ValueError", LEASE_EXPIRED_TYPE,
+)  # fmt: skip
+_CONTENT_TYPES = (
+    "application/json", "application/octet-stream", "text/plain; charset=utf-8",
+    "application/x-protobuf", "",
+)  # fmt: skip
+
+
+# Known integer fields (C5): 0..2**31-1, mostly small, biased to the ends.
+_COUNTERS = st.one_of(
+    st.integers(0, 10), st.sampled_from((0, MAX_KNOWN_INT)), st.integers(0, MAX_KNOWN_INT)
+)
+_TIMESTAMPS = timestamps()
+_OPTIONAL_TIMESTAMPS = st.one_of(st.none(), _TIMESTAMPS)
+_DETAILS = st.one_of(st.none(), json_values(max_leaves=6))
+_ONE_IN_FOUR = st.integers(0, 3)
+_MESSAGES_AT_LIMIT = truncated_texts(limit=MESSAGE_LIMIT)
+_STACKS_AT_LIMIT = truncated_texts(limit=STACK_LIMIT)
+_NO_EXTRAS: st.SearchStrategy[dict[str, object]] = st.just({})
+# Unknown fields inside attempts and errors are drawn for about half of them:
+# JSON values are the costliest part of an envelope to generate.
+_ERROR_EXTRAS = st.one_of(_NO_EXTRAS, unknown_field_maps(forbidden_keys=ERROR_FIELDS))
+_ATTEMPT_EXTRAS = st.one_of(_NO_EXTRAS, unknown_field_maps(forbidden_keys=ATTEMPT_FIELDS))
+_ENVELOPE_EXTRAS = unknown_field_maps(forbidden_keys=ENVELOPE_FIELDS)
+_STATUSES = st.sampled_from(Status)
+_NUMBERING = st.sampled_from(("drawn", "sequential", "redriven"))
+_NAMES = names()
+_HEADERS = header_maps()
+_HANDLER_VERSIONS = st.one_of(st.none(), free_texts(max_size=16))
+_CONTENT_TYPE_VALUES = st.one_of(st.sampled_from(_CONTENT_TYPES), free_texts(max_size=24))
+
+
+@functools.cache
+def _texts(max_text_size: int) -> tuple[st.SearchStrategy[str], ...]:
+    texts = free_texts(max_size=max_text_size)
+    return (
+        texts,
+        st.one_of(st.sampled_from(_ERROR_TYPES), texts),
+        st.one_of(st.none(), texts),
+    )
+
+
+@functools.cache
+@st.composite
+def _errors(
+    draw: st.DrawFn, unknown_fields: bool, max_text_size: int, long_texts: bool,
+    lease_expired: bool,
+) -> ErrorInfo:  # fmt: skip
+    # Long (C1-limit) texts are drawn when the integer is at its maximum, so
+    # shrinking (towards 0) moves away from them.
+    texts, types, optional_texts = _texts(max_text_size)
+    long_message = long_texts and draw(_ONE_IN_FOUR) == 3
+    long_stack = long_texts and not lease_expired and draw(_ONE_IN_FOUR) == 3
+    if lease_expired:
+        type_ = LEASE_EXPIRED_TYPE
+        if draw(st.booleans()):
+            deadline: datetime = draw(_TIMESTAMPS)
+            message = f"lease expired at {format_timestamp(deadline)}"
+        else:
+            message = draw(texts)
+    else:
+        type_ = draw(types)
+        message = draw(texts)
+    if long_message:
+        message = draw(_MESSAGES_AT_LIMIT)
+    if lease_expired:
+        stack = None
+    elif long_stack:
+        stack = draw(_STACKS_AT_LIMIT)
+    else:
+        stack = draw(optional_texts)
+    detail = draw(_DETAILS)
+    extra = draw(_ERROR_EXTRAS if unknown_fields else _NO_EXTRAS)
+    return ErrorInfo(type=type_, message=message, detail=detail, stack=stack, extra=extra)
+
+
+def _check_text_size(max_text_size: object) -> int:
+    return check_int("max_text_size", max_text_size, min_value=0, max_value=_MAX_TEXT)
+
+
+def errors(
+    *, unknown_fields: bool = True, max_text_size: int = 32, long_texts: bool = False,
+    lease_expired: bool = False,
+) -> st.SearchStrategy[ErrorInfo]:  # fmt: skip
+    """Error objects of an attempt record. Free-text ``type``/``message``/``stack``
+    of at most ``max_text_size`` code points; with ``long_texts`` the message and
+    stack are sometimes at their C1 limits (4,096 / 65,536 bytes, truncated with
+    the marker). ``detail`` is null or any JSON value; ``unknown_fields`` adds
+    unknown keys. ``lease_expired`` gives the shape a LEASE_EXPIRED attempt
+    needs: type ``rdq.LeaseExpired`` and no stack."""
+    check_bool("unknown_fields", unknown_fields)
+    check_bool("long_texts", long_texts)
+    check_bool("lease_expired", lease_expired)
+    return _errors(unknown_fields, _check_text_size(max_text_size), long_texts, lease_expired)
+
+
+@functools.cache
+def _optional(strategy: st.SearchStrategy[ErrorInfo]) -> st.SearchStrategy[ErrorInfo | None]:
+    return st.one_of(st.none(), strategy)
+
+
+@functools.cache
+@st.composite
+def _attempts(
+    draw: st.DrawFn, outcomes: tuple[Outcome, ...], unknown_fields: bool, max_text_size: int,
+    long_texts: bool,
+) -> Attempt:  # fmt: skip
+    outcome = draw(st.sampled_from(outcomes))
+    if outcome is Outcome.LEASE_EXPIRED:
+        error: ErrorInfo | None = draw(
+            _errors(unknown_fields, max_text_size, long_texts, lease_expired=True)
+        )
+    else:
+        error = draw(
+            _optional(_errors(unknown_fields, max_text_size, long_texts, lease_expired=False))
+        )
+    return Attempt(
+        attempt_no=draw(_COUNTERS),
+        started_at=draw(_TIMESTAMPS),
+        finished_at=draw(_OPTIONAL_TIMESTAMPS),
+        outcome=outcome,
+        error=error,
+        extra=draw(_ATTEMPT_EXTRAS if unknown_fields else _NO_EXTRAS),
+    )
+
+
+def attempts(
+    *, outcomes: Collection[Outcome] = tuple(Outcome), unknown_fields: bool = True,
+    max_text_size: int = 32, long_texts: bool = False,
+) -> st.SearchStrategy[Attempt]:  # fmt: skip
+    """Attempt records with an outcome from ``outcomes``. A LEASE_EXPIRED attempt
+    always has an ``rdq.LeaseExpired`` error without stack; other outcomes have
+    an optional error (see :func:`errors`). ``finished_at`` is null or any
+    timestamp: the spec orders nothing, so neither does this strategy."""
+    chosen = check_collection("outcomes", outcomes, allow_empty=False)
+    if not all(isinstance(o, Outcome) for o in chosen):
+        raise InvalidArgument(f"outcomes={outcomes!r} must hold only Outcome members")
+    check_bool("unknown_fields", unknown_fields)
+    check_bool("long_texts", long_texts)
+    return _attempts(
+        tuple(dict.fromkeys(chosen)),  # type: ignore[arg-type]
+        unknown_fields,
+        _check_text_size(max_text_size),
+        long_texts,
+    )
+
+
+def _renumber(history: list[Attempt], numbers: list[int]) -> list[Attempt]:
+    return [dataclasses.replace(a, attempt_no=n) for a, n in zip(history, numbers, strict=True)]
+
+
+@functools.cache
+def _histories(
+    min_attempts: int, max_attempts: int, unknown_fields: bool
+) -> st.SearchStrategy[list[Attempt]]:
+    return st.lists(
+        _attempts(tuple(Outcome), unknown_fields, 16, long_texts=False),
+        min_size=min_attempts,
+        max_size=max_attempts,
+    )
+
+
+@functools.cache
+@st.composite
+def _envelopes(
+    draw: st.DrawFn, versions: st.SearchStrategy[int], min_attempts: int, max_attempts: int,
+    unknown_fields: bool, max_payload_size: int,
+) -> Envelope:  # fmt: skip
+    status = draw(_STATUSES)
+    history = draw(_histories(min_attempts, max_attempts, unknown_fields))
+    # attempt_no: as drawn, 1..n, or restarting at 1 after each redrive (C12).
+    numbering = draw(_NUMBERING)
+    if numbering == "sequential":
+        history = _renumber(history, list(range(1, len(history) + 1)))
+    elif numbering == "redriven" and history:
+        period = draw(st.integers(1, max(1, len(history))))
+        history = _renumber(history, [i % period + 1 for i in range(len(history))])
+    # At most one attempt with C1-limit texts keeps the envelope far below C2.
+    if history and draw(_ONE_IN_FOUR) == 3:
+        index = draw(st.integers(0, len(history) - 1))
+        long_one = draw(_attempts(tuple(Outcome), unknown_fields, 16, long_texts=True))
+        history[index] = dataclasses.replace(long_one, attempt_no=history[index].attempt_no)
+    terminal = status in (Status.SUCCEEDED, Status.DEAD)
+    envelope = Envelope(
+        envelope_version=draw(versions),
+        id=draw(ids()),
+        queue=draw(_NAMES),
+        handler_ref=draw(_NAMES),
+        handler_version=draw(_HANDLER_VERSIONS),
+        payload=draw(payloads(max_size=max_payload_size)),
+        payload_content_type=draw(_CONTENT_TYPE_VALUES),
+        headers=draw(_HEADERS),
+        status=status,
+        attempt_count=draw(_COUNTERS),
+        redrive_count=draw(_COUNTERS),
+        next_attempt_at=None if terminal else draw(_OPTIONAL_TIMESTAMPS),
+        lease_expires_at=draw(_TIMESTAMPS) if status is Status.IN_FLIGHT else None,
+        created_at=draw(_TIMESTAMPS),
+        attempts=tuple(history),
+        extra=draw(_ENVELOPE_EXTRAS if unknown_fields else _NO_EXTRAS),
+    )
+    # The bounds make an envelope over C2 all but impossible; this guards the
+    # promise that every generated envelope is valid.
+    assume(len(encode(envelope).encode("utf-8")) <= MAX_ENVELOPE_BYTES)
+    return envelope
+
+
+def _check_envelope_args(
+    min_attempts: object, max_attempts: object, unknown_fields: object, max_payload_size: object
+) -> tuple[int, int, bool, int]:
+    lo = check_int("min_attempts", min_attempts, min_value=0, max_value=_MAX_ATTEMPTS)
+    hi = check_int("max_attempts", max_attempts, min_value=0, max_value=_MAX_ATTEMPTS)
+    check_bounds("min_attempts", lo, "max_attempts", hi)
+    size = check_int("max_payload_size", max_payload_size, min_value=0, max_value=_MAX_PAYLOAD)
+    return lo, hi, check_bool("unknown_fields", unknown_fields), size
+
+
+def envelopes(
+    *, envelope_versions: Collection[int] = (1,), min_attempts: int = 0, max_attempts: int = 8,
+    unknown_fields: bool = True, max_payload_size: int = 512,
+) -> st.SearchStrategy[Envelope]:  # fmt: skip
+    """Valid envelope models of one of ``envelope_versions`` (v1-shaped).
+
+    Every invariant the validator checks holds: IN_FLIGHT has a lease and no
+    other status has one; SUCCEEDED/DEAD have ``next_attempt_at`` null;
+    LEASE_EXPIRED attempts carry an ``rdq.LeaseExpired`` error without stack;
+    messages and stacks are within C1; the compact encoding is within C2.
+    Things the spec leaves free are left free: ``attempt_count`` unrelated to
+    ``len(attempts)``, repeated or decreasing ``attempt_no``, unordered
+    timestamps. ``min_attempts``/``max_attempts`` bound the history (at most
+    64), ``max_payload_size`` the payload bytes (at most 262,144), and
+    ``unknown_fields`` adds unknown fields at every level.
+    """
+    versions = check_collection("envelope_versions", envelope_versions, allow_empty=False)
+    for version in versions:
+        check_int("an envelope_versions item", version, min_value=0, max_value=MAX_KNOWN_INT)
+    args = _check_envelope_args(min_attempts, max_attempts, unknown_fields, max_payload_size)
+    return _envelopes(_versions(frozenset(versions)), *args)  # type: ignore[arg-type]
+
+
+def envelopes_of_other_versions(
+    *, exclude: Collection[int] = (1,), max_attempts: int = 4, unknown_fields: bool = True,
+    max_payload_size: int = 64,
+) -> st.SearchStrategy[Envelope]:  # fmt: skip
+    """v1-shaped envelopes whose ``envelope_version`` is not in ``exclude`` (C16),
+    biased to 0, 2 and 2**31-1: what a plugin must reject with
+    UNSUPPORTED_ENVELOPE_VERSION or return exactly as written."""
+    excluded = check_collection("exclude", exclude, allow_empty=True)
+    for version in excluded:
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise InvalidArgument(f"exclude={exclude!r} must hold only integers")
+    args = _check_envelope_args(0, max_attempts, unknown_fields, max_payload_size)
+    return _envelopes(_other_versions(frozenset(excluded)), *args)  # type: ignore[arg-type]
+
+
+@functools.cache
+def _versions(versions: frozenset[int]) -> st.SearchStrategy[int]:
+    return st.sampled_from(sorted(versions))
+
+
+@functools.cache
+def _other_versions(banned: frozenset[int]) -> st.SearchStrategy[int]:
+    edges = [v for v in (0, 2, 3, MAX_KNOWN_INT) if v not in banned]
+    drawn = st.integers(0, MAX_KNOWN_INT).filter(lambda v: v not in banned)
+    return st.one_of(st.sampled_from(edges), drawn) if edges else drawn

@@ -1,0 +1,365 @@
+"""Strategies for the scalar values of an envelope: ids, names, timestamps,
+free text, truncated text, headers, payloads and JSON values."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Collection
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+from ..envelope import JSONValue, truncate_utf8
+from ..envelope._limits import (
+    INT64_MAX,
+    INT64_MIN,
+    MAX_KNOWN_INT,
+    NAME_MAX_CHARS,
+    TRUNCATION_MARKER,
+)
+from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
+from ._args import check_bounds, check_collection, check_int
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_NAME_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789._-"
+_MARKER_BYTES = len(TRUNCATION_MARKER.encode("utf-8"))
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+LAST_INSTANT = datetime(9999, 12, 31, 23, 59, 59, 999_000, tzinfo=UTC)
+
+
+def _ts(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+# Instants that real stores get wrong: range ends, leap days, 32-bit second
+# counters (2038, 2106), int64 nanoseconds (2262, Go's UnixNano), .000/.999.
+_TIMESTAMP_EDGES = tuple(
+    _ts(t)
+    for t in (
+        "1970-01-01T00:00:00.000Z",
+        "1970-01-01T00:00:00.001Z",
+        "1972-02-29T12:00:00.000Z",
+        "1999-12-31T23:59:59.999Z",
+        "2000-02-29T00:00:00.000Z",
+        "2024-02-29T23:59:59.999Z",
+        "2038-01-19T03:14:07.999Z",
+        "2038-01-19T03:14:08.000Z",
+        "2106-02-07T06:28:15.999Z",
+        "2262-04-11T23:47:16.854Z",
+        "9996-02-29T00:00:00.000Z",
+        "9999-12-31T23:59:59.999Z",
+    )
+)
+
+# Pieces of text that break stores: U+0000, astral and the last scalar value,
+# combining sequences (NFD next to NFC), bidi controls, odd whitespace, the
+# truncation marker, the code points around the surrogate block, and strings
+# that look like JSON, SQL, null or template syntax.
+_TEXT_FRAGMENTS = (
+    "\x00", "\U0001f600", "\U0010ffff", "\U0001d11e", "\U0001f468\u200d\U0001f469",
+    "e\u0301", "\u00e9", "\u212b", "\u1100\u1161", "\u0627\u0644\u062e\u0637\u0623",
+    "\u05e9\u05dc\u05d5\u05dd", "\u202e", "\u200f", " ", "  ", "\t", "\n", "\r\n", "\u00a0",
+    "\u2028", "\u2029", "\u3000", "\ufeff", "\ufffe", "\uffff", "\ud7ff", "\ue000",
+    TRUNCATION_MARKER, "\u2026", "null", "NULL", "undefined", "true", "0", "{}", "[]",
+    '{"a": 1}', "'; DROP TABLE tasks; --", '"', "\\", "%s%n", "${jndi:x}", "$set",
+    "__proto__", "A", "a", ".", "/", "~",
+)  # fmt: skip
+
+# Keys that collide with something somewhere: the empty key, JS prototype
+# names, Mongo operators, dotted paths, pointer escapes, the reserved
+# payload_ref and the known field names of every envelope object.
+_TRAP_KEYS = tuple(
+    dict.fromkeys(
+        (
+            "", "__proto__", "constructor", "prototype", "toString", "hasOwnProperty",
+            "$set", "$where", "a.b", "a/b", "x~y", "payload_ref", " ", "\x00", "ID", "Status",
+            *ENVELOPE_FIELDS, *ATTEMPT_FIELDS, *ERROR_FIELDS,
+        )
+    )
+)  # fmt: skip
+
+_HEADER_KEYS = (
+    "", "A", "a", "Content-Type", "content-type", "traceparent", "rdq.source",
+    "rdq.submitted_by", "rdq.", "a.b", "a/b", "x~y", "__proto__", "$set", "\x00",
+)  # fmt: skip
+
+_INT_EDGES = (
+    INT64_MIN, INT64_MAX, 2**53 + 1, -(2**53 + 1), 2**53, 2**53 - 1, -(2**53),
+    MAX_KNOWN_INT, MAX_KNOWN_INT + 1, 2**32, -1, 0, 1,
+)  # fmt: skip
+_FLOAT_EDGES = (
+    -0.0, 0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1e308, 1.7976931348623157e308,
+    -1.7976931348623157e308, 0.1, 0.30000000000000004, 1.0, -1.0, 1e21, 1e-7,
+    9007199254740992.0, 1.5,
+)  # fmt: skip
+_MULTIBYTE = ("\u0080", "\u00e9", "\u0800", "\u20ac", "\uffff", "\U0001f600", "\U0010ffff")
+
+
+def _ulid_text(value: int) -> str:
+    return "".join(_CROCKFORD[(value >> (5 * (25 - i))) & 31] for i in range(26))
+
+
+def ids() -> st.SearchStrategy[str]:
+    """Canonical ULID text (C6): 26 upper-case Crockford base32 characters, the
+    first one ``0``–``7``. Biased to the smallest and largest ULID."""
+    return _IDS
+
+
+_IDS = st.one_of(
+    st.sampled_from(("0" * 26, "7" + "Z" * 25)),
+    st.integers(0, 2**128 - 1).map(_ulid_text),
+)
+
+
+def names(*, min_size: int = 1, max_size: int = NAME_MAX_CHARS) -> st.SearchStrategy[str]:
+    """Queue / handler_ref names (C8a): ``min_size``..``max_size`` characters of
+    ``[a-z0-9._-]`` (1..240 by default), biased to the shortest and longest."""
+    check_int("min_size", min_size, min_value=1, max_value=NAME_MAX_CHARS)
+    check_int("max_size", max_size, min_value=1, max_value=NAME_MAX_CHARS)
+    check_bounds("min_size", min_size, "max_size", max_size)
+    return _names(min_size, max_size)
+
+
+@functools.cache
+def _names(min_size: int, max_size: int) -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.text(_NAME_ALPHABET, min_size=min_size, max_size=max_size),
+        st.text(_NAME_ALPHABET, min_size=min_size, max_size=min_size),
+        st.text(_NAME_ALPHABET, min_size=max_size, max_size=max_size),
+    )
+
+
+def _check_instant(name: str, value: object) -> datetime:
+    if (
+        not isinstance(value, datetime)
+        or value.utcoffset() is None
+        or value.utcoffset().total_seconds() != 0  # type: ignore[union-attr]
+        or value.microsecond % 1000
+        or not EPOCH <= value <= LAST_INSTANT
+    ):
+        raise InvalidArgument(
+            f"{name}={value!r} must be an aware UTC datetime with millisecond precision "
+            f"between {EPOCH.isoformat()} and {LAST_INSTANT.isoformat()}"
+        )
+    return value.astimezone(UTC)
+
+
+def timestamps(
+    *, min_value: datetime = EPOCH, max_value: datetime = LAST_INSTANT
+) -> st.SearchStrategy[datetime]:
+    """Aware UTC datetimes at millisecond precision (C3), 1970-01-01T00:00:00.000Z
+    to 9999-12-31T23:59:59.999Z by default, biased to the range ends, leap days,
+    ``.000``/``.999`` fractions and the overflow points of 32-bit seconds and
+    64-bit nanoseconds (2038, 2106, 2262)."""
+    lo = _check_instant("min_value", min_value)
+    hi = _check_instant("max_value", max_value)
+    if lo > hi:
+        raise InvalidArgument(f"min_value={min_value!r} is after max_value={max_value!r}")
+    return _timestamps(lo, hi)
+
+
+def _ms(moment: datetime) -> int:
+    return (moment - EPOCH) // timedelta(milliseconds=1)
+
+
+@functools.cache
+def _timestamps(lo: datetime, hi: datetime) -> st.SearchStrategy[datetime]:
+    # Milliseconds since the epoch: one draw per instant instead of one per
+    # calendar field, which matters when the kit generates thousands.
+    lo_ms, hi_ms = _ms(lo), _ms(hi)
+
+    def at(ms: int) -> datetime:
+        return EPOCH + timedelta(milliseconds=ms)
+
+    def at_fraction(second: int, fraction: int) -> datetime:
+        return at(min(max(second * 1000 + fraction, lo_ms), hi_ms))
+
+    edges = [t for t in (lo, hi, *_TIMESTAMP_EDGES) if lo <= t <= hi]
+    return st.one_of(
+        st.sampled_from(edges),
+        st.integers(lo_ms, hi_ms).map(at),
+        # Whole seconds and .999: the fractions a store drops or rounds up.
+        st.builds(
+            at_fraction,
+            st.integers(lo_ms // 1000, hi_ms // 1000),
+            st.sampled_from((0, 999)),
+        ),
+    )
+
+
+_PARTS = st.lists(st.one_of(st.sampled_from(_TEXT_FRAGMENTS), st.text(max_size=3)), max_size=6)
+
+
+@st.composite
+def _spliced_texts(draw: st.DrawFn, min_size: int, max_size: int) -> str:
+    parts = draw(_PARTS)
+    text = "".join(parts)[:max_size]
+    if len(text) < min_size:
+        missing = min_size - len(text)
+        text += draw(st.text(min_size=missing, max_size=missing))
+    return text
+
+
+def free_texts(*, min_size: int = 0, max_size: int = 32) -> st.SearchStrategy[str]:
+    """Free text (C4): any Unicode scalar value, ``min_size``..``max_size`` code
+    points. Biased to U+0000, astral characters, combining sequences, RTL and
+    bidi controls, whitespace at the ends, the truncation marker, and strings
+    that look like JSON, SQL or ``null``."""
+    check_int("min_size", min_size, min_value=0)
+    check_int("max_size", max_size, min_value=0)
+    check_bounds("min_size", min_size, "max_size", max_size)
+    return _free_texts(min_size, max_size)
+
+
+@functools.cache
+def _free_texts(min_size: int, max_size: int) -> st.SearchStrategy[str]:
+    return st.one_of(
+        st.text(min_size=min_size, max_size=max_size),
+        _spliced_texts(min_size, max_size),
+    )
+
+
+def _fill(unit: str, nbytes: int) -> str:
+    """Exactly ``nbytes`` UTF-8 bytes made of repeats of ``unit`` (padded with 'x')."""
+    if nbytes <= 0:
+        return ""
+    unit_bytes = unit.encode("utf-8") or b"x"
+    data = (unit_bytes * (nbytes // len(unit_bytes) + 1))[:nbytes]
+    text = data.decode("utf-8", "ignore")  # drops a code point split at the end
+    return text + "x" * (nbytes - len(text.encode("utf-8")))
+
+
+_UNITS = _free_texts(1, 6)
+_CHARS = st.sampled_from(_MULTIBYTE)
+_KINDS = st.sampled_from(("cut", "exact", "exact-marker", "short-marker"))
+
+
+@functools.cache
+@st.composite
+def _truncated(draw: st.DrawFn, limit: int) -> str:
+    unit = draw(_UNITS)
+    char = draw(_CHARS)
+    width = len(char.encode("utf-8"))
+    kind = draw(_KINDS)
+    if kind == "cut":
+        # ``char`` starts at most ``width`` bytes before the cut: it fits exactly
+        # (delta 0), straddles the cut, or starts right at it.
+        cut = limit - _MARKER_BYTES
+        start = max(0, cut - width + draw(st.integers(0, width)))
+        source = _fill(unit, start) + char + _fill(unit, _MARKER_BYTES + width + 8)
+    elif kind == "exact":
+        source = _fill(unit, limit - width) + char if width <= limit else _fill(unit, limit)
+    elif kind == "exact-marker":
+        source = _fill(unit, limit - _MARKER_BYTES) + TRUNCATION_MARKER
+    else:
+        room = (limit - _MARKER_BYTES) // 4
+        source = draw(_free_texts(0, min(room, 16))) + TRUNCATION_MARKER
+    return truncate_utf8(source, limit)
+
+
+def truncated_texts(*, limit: int) -> st.SearchStrategy[str]:
+    """Text as a C1 producer leaves it for a field limited to ``limit`` UTF-8 bytes:
+    over-long values cut by ``truncate_utf8`` with a multi-byte character at
+    (straddling, ending at or starting at) the cut, values of exactly ``limit``
+    bytes, with and without the marker, and short values that merely end with
+    the marker. Every value is valid UTF-8 of at most ``limit`` bytes."""
+    check_int("limit", limit, min_value=_MARKER_BYTES)
+    return _truncated(limit)
+
+
+def header_maps(*, max_size: int = 6) -> st.SearchStrategy[dict[str, str]]:
+    """Header maps (C8): string to string, at most ``max_size`` entries, biased to
+    ``{}``, the empty key, case-distinct keys ("A"/"a"), dotted and ``rdq.`` keys."""
+    check_int("max_size", max_size, min_value=0)
+    return _header_maps(max_size)
+
+
+@functools.cache
+def _header_maps(max_size: int) -> st.SearchStrategy[dict[str, str]]:
+    keys = st.one_of(st.sampled_from(_HEADER_KEYS), free_texts(max_size=12))
+    maps = st.dictionaries(keys, free_texts(max_size=24), max_size=max_size)
+    if max_size < 2:
+        return st.one_of(st.just({}), maps)
+    case_pair = st.builds(
+        lambda rest, upper, lower: {**dict(list(rest.items())[: max_size - 2]),
+                                    "A": upper, "a": lower},
+        maps, free_texts(max_size=8), free_texts(max_size=8),
+    )  # fmt: skip
+    return st.one_of(st.just({}), maps, case_pair)
+
+
+def payloads(*, max_size: int = 512) -> st.SearchStrategy[bytes]:
+    """Payload bytes (C7): any byte sequence of at most ``max_size`` bytes, biased
+    to the empty payload, 1–3 bytes (every base64 padding case) and all 256 byte
+    values in order."""
+    check_int("max_size", max_size, min_value=0)
+    return _payloads(max_size)
+
+
+@functools.cache
+def _payloads(max_size: int) -> st.SearchStrategy[bytes]:
+    choices: list[st.SearchStrategy[bytes]] = [st.just(b""), st.binary(max_size=max_size)]
+    if max_size >= 1:
+        choices.append(st.binary(min_size=1, max_size=min(3, max_size)))
+    if max_size >= 256:
+        choices.append(st.just(bytes(range(256))))
+    return st.one_of(choices)
+
+
+def json_values(*, max_leaves: int = 8) -> st.SearchStrategy[JSONValue]:
+    """JSON values as unknown fields and ``detail`` hold them (C5, C10): null,
+    booleans, integers across int64 (biased to its bounds and 2**53±1), finite
+    doubles (biased to -0.0, 5e-324, 1e308, 0.1 and integral doubles like 1.0),
+    free text, and arrays/objects nested up to ``max_leaves`` scalars."""
+    check_int("max_leaves", max_leaves, min_value=1)
+    return _json_values(max_leaves)
+
+
+@functools.cache
+def _json_values(max_leaves: int) -> st.SearchStrategy[JSONValue]:
+    scalars: st.SearchStrategy[Any] = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.sampled_from(_INT_EDGES),
+        st.integers(INT64_MIN, INT64_MAX),
+        st.sampled_from(_FLOAT_EDGES),
+        st.floats(allow_nan=False, allow_infinity=False),
+        free_texts(max_size=12),
+    )
+    keys = st.one_of(st.sampled_from(_TRAP_KEYS), free_texts(max_size=8))
+
+    def extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        return st.one_of(
+            st.lists(children, max_size=4), st.dictionaries(keys, children, max_size=4)
+        )
+
+    return st.recursive(scalars, extend, max_leaves=max_leaves)
+
+
+def unknown_field_maps(
+    *, forbidden_keys: Collection[str], max_size: int = 3, max_leaves: int = 6
+) -> st.SearchStrategy[dict[str, JSONValue]]:
+    """Maps of unknown fields (C10) for an object whose known keys are
+    ``forbidden_keys``: at most ``max_size`` entries of :func:`json_values`.
+    Keys are biased to traps: "", "__proto__", "$set", "a.b", "payload_ref" and
+    the known field names of the other envelope objects."""
+    forbidden = check_collection("forbidden_keys", forbidden_keys, allow_empty=True)
+    if not all(isinstance(key, str) for key in forbidden):
+        raise InvalidArgument(f"forbidden_keys={forbidden_keys!r} must hold only strings")
+    check_int("max_size", max_size, min_value=0)
+    check_int("max_leaves", max_leaves, min_value=1)
+    return _unknown_field_maps(frozenset(forbidden), max_size, max_leaves)  # type: ignore[arg-type]
+
+
+@functools.cache
+def _unknown_field_maps(
+    banned: frozenset[str], max_size: int, max_leaves: int
+) -> st.SearchStrategy[dict[str, JSONValue]]:
+    traps = [key for key in _TRAP_KEYS if key not in banned]
+    keys: st.SearchStrategy[str] = free_texts(max_size=12).filter(lambda k: k not in banned)
+    if traps:
+        keys = st.one_of(st.sampled_from(traps), keys)
+    return st.dictionaries(keys, json_values(max_leaves=max_leaves), max_size=max_size)

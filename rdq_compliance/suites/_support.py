@@ -1,0 +1,125 @@
+"""What the suite modules share: the @requirement tag and envelope builders."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+import pytest
+
+from .._requirements import get_requirement
+from ..envelope import Attempt, Envelope, ErrorInfo, Outcome, Status
+
+__all__ = ["T0", "base_envelope", "requirement", "ulid", "with_error"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def requirement(id: str) -> Callable[[F], F]:
+    """Tag a kit test with the requirement it checks.
+
+    Checked at import time: the id must be in the registry, not retired, and
+    the test's docstring must cite the id and at least one of its clauses.
+    """
+    req = get_requirement(id)  # KeyError naming the known ids
+    if req.retired:
+        raise ValueError(f"requirement {id!r} is retired; no test may check it")
+
+    def mark(fn: F) -> F:
+        doc = fn.__doc__ or ""
+        if id not in doc or not any(c in doc for c in req.clauses):
+            raise ValueError(
+                f"{fn.__qualname__}: its docstring must cite {id} and one of its clauses "
+                f"({', '.join(req.clauses)})"
+            )
+        marked: F = getattr(pytest.mark, "rdq_requirement")(id)(fn)  # noqa: B009
+        return marked
+
+    return mark
+
+
+T0 = datetime(2026, 7, 20, 14, 3, 22, 117_000, tzinfo=UTC)
+
+
+def ulid(n: int) -> str:
+    """A canonical ULID text that is a pure function of ``n`` (deterministic examples)."""
+    digits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    out = []
+    for _ in range(16):
+        n, r = divmod(n, 32)
+        out.append(digits[r])
+    return "01J2ZK7Q8X" + "".join(reversed(out))
+
+
+def base_envelope(n: int = 1, **changes: Any) -> Envelope:
+    """A small valid v1 envelope (PENDING, one failed attempt), with ``changes`` applied."""
+    env = Envelope(
+        id=ulid(n),
+        queue="payments.charge",
+        handler_ref="charge-payment",
+        handler_version="v3",
+        payload=b'{"order_id": 42}',
+        payload_content_type="application/json",
+        headers={"traceparent": "00-4bf9-01", "rdq.source": "kafka://payments/3/42351"},
+        status=Status.PENDING,
+        attempt_count=1,
+        redrive_count=0,
+        next_attempt_at=T0.replace(minute=5),
+        lease_expires_at=None,
+        created_at=T0,
+        attempts=(
+            Attempt(
+                attempt_no=1,
+                started_at=T0.replace(microsecond=200_000),
+                finished_at=T0.replace(microsecond=950_000),
+                outcome=Outcome.RETRYABLE_FAILURE,
+                error=ErrorInfo(
+                    type="java.net.SocketTimeoutException",
+                    message="connect timed out after 500ms",
+                    detail=None,
+                    stack="java.net.SocketTimeoutException: connect timed out\n\tat ...",
+                ),
+            ),
+        ),
+    )
+    return dataclasses.replace(env, **changes) if changes else env
+
+
+def with_error(env: Envelope, **changes: Any) -> Envelope:
+    """``env`` whose first attempt's error has ``changes`` applied."""
+    first = env.attempts[0]
+    assert first.error is not None
+    error = dataclasses.replace(first.error, **changes)
+    return dataclasses.replace(
+        env, attempts=(dataclasses.replace(first, error=error), *env.attempts[1:])
+    )
+
+
+TOP_FIELDS = (
+    "envelope_version", "id", "queue", "handler_ref", "handler_version", "payload",
+    "payload_content_type", "headers", "status", "attempt_count", "redrive_count",
+    "next_attempt_at", "lease_expires_at", "created_at", "attempts",
+)  # fmt: skip
+ATTEMPT_FIELDS = ("attempt_no", "started_at", "finished_at", "outcome", "error")
+ERROR_FIELDS = ("type", "message", "detail", "stack")
+
+#: One JSON value of every kind unknown fields and ``detail`` may hold (C5, C10).
+EVERY_JSON_TYPE: dict[str, Any] = {
+    "null": None,
+    "true": True,
+    "false": False,
+    "zero": 0,
+    "int": -42,
+    "int64_max": 2**63 - 1,
+    "int64_min": -(2**63),
+    "float": 1.5,
+    "integral_float": 1.0,
+    "empty_string": "",
+    "string": "x\u0000y\U0001f600",
+    "empty_array": [],
+    "array": [None, 1, "two", [3.5], {"four": False}],
+    "empty_object": {},
+    "object": {"": "empty key", "__proto__": {"$set": [1, 2]}, "a.b": None},
+}

@@ -1,0 +1,286 @@
+"""Round-trip properties: read(write(e)) == e (RDQ-RT-001 … RDQ-RT-010).
+
+Expected values are always the generated (or hand-built) envelopes, never an
+earlier read from the store under test.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from rdq_compliance._pytest._context import Rdq
+from rdq_compliance.envelope import Attempt, Envelope, ErrorInfo, Outcome
+from rdq_compliance.strategies import envelopes, header_maps, payloads
+from rdq_compliance.suites._strategies import (
+    distinct_envelopes,
+    envelopes_with_free_text_everywhere,
+    envelopes_with_reordered_attempts,
+    envelopes_with_timestamps_everywhere,
+)
+from rdq_compliance.suites._support import T0, base_envelope, requirement, with_error
+
+
+@requirement("RDQ-RT-001")
+def test_generated_envelopes_roundtrip(rdq: Rdq) -> None:
+    """RDQ-RT-001 (C3–C10, C12): read(write(e)) == e for generated valid envelopes."""
+    ns = rdq.namespace()
+
+    def roundtrip(env: Envelope) -> None:
+        ns.roundtrip(env)
+
+    rdq.for_all(roundtrip, env=envelopes())
+
+
+@requirement("RDQ-RT-002")
+def test_several_envelopes_read_back_by_id(rdq: Rdq) -> None:
+    """RDQ-RT-002 (C13): several envelopes written to one namespace are each read back
+    by their own id, after all of them were written."""
+
+    def write_all_then_read_each(batch: list[Envelope]) -> None:
+        ns = rdq.namespace()
+        for env in batch:
+            ns.write(env)
+        for env in batch:
+            ns.expect(env.id, env, why=f"one of {len(batch)} envelopes written to the namespace")
+
+    rdq.for_all(write_all_then_read_each, budget="heavy", batch=distinct_envelopes())
+
+
+@requirement("RDQ-RT-003")
+def test_durable_across_reopen(rdq: Rdq) -> None:
+    """RDQ-RT-003 (C15): envelopes written before the storage is closed are read back
+    through a freshly opened storage, so a cache cannot hide lossy storage."""
+
+    def write_restart_read(batch: list[Envelope]) -> None:
+        name = rdq.new_name()
+        ns = rdq.namespace(name)
+        for env in batch:
+            ns.write(env)
+        rdq.restart()
+        fresh = rdq.namespace(name)
+        for env in batch:
+            fresh.expect(env.id, env, why="read through a freshly opened storage (C15)")
+
+    rdq.for_all(write_restart_read, budget="heavy", batch=distinct_envelopes(min_size=1,
+                                                                             max_size=4))
+
+
+@requirement("RDQ-RT-004")
+def test_returned_envelopes_are_exact_models(rdq: Rdq) -> None:
+    """RDQ-RT-004 (C3, C6, C7, C9, C11): what read returns validates as a model (exact
+    Python types: aware UTC millisecond datetimes, bytes payload, str ids, enum values,
+    tuples of Attempt) — checked on every read; here on generated envelopes."""
+    ns = rdq.namespace()
+
+    def returned_value_is_valid(env: Envelope) -> None:
+        ns.roundtrip(env)
+
+    rdq.for_all(returned_value_is_valid, budget="targeted", env=envelopes())
+
+
+def _attempt(no: int, tag: str) -> Attempt:
+    return Attempt(
+        attempt_no=no, started_at=T0, finished_at=T0, outcome=Outcome.RETRYABLE_FAILURE,
+        error=ErrorInfo(type="e.Retry", message=f"attempt {tag}"),
+    )
+
+
+@requirement("RDQ-RT-005")
+@pytest.mark.parametrize(
+    "numbers",
+    [(1, 2, 3, 1, 2), (3, 2, 1), (1, 1, 1), (0, 7, 0)],
+    ids=["redriven", "decreasing", "repeated", "zeros"],
+)
+def test_attempt_order_is_kept(rdq: Rdq, numbers: tuple[int, ...]) -> None:
+    """RDQ-RT-005 (C12): attempts come back in list order, whatever their attempt_no."""
+    attempts = tuple(_attempt(no, f"#{i}") for i, no in enumerate(numbers))
+    env = base_envelope(5, attempts=attempts, attempt_count=len(attempts) % 3)
+    rdq.namespace().roundtrip(env)
+
+
+@requirement("RDQ-RT-005")
+def test_generated_attempt_order_is_kept(rdq: Rdq) -> None:
+    """RDQ-RT-005 (C12): generated attempt lists with repeated and decreasing attempt_no."""
+    ns = rdq.namespace()
+
+    def roundtrip(env: Envelope) -> None:
+        ns.roundtrip(env)
+
+    rdq.for_all(roundtrip, budget="targeted", env=envelopes_with_reordered_attempts())
+
+
+_TEXTS = {
+    "nul": "\u0000",
+    "nul-inside": "a\u0000b\u0000",
+    "astral": "\U0001f600 \U0010ffff \U00020000",
+    "nfd": "e\u0301",
+    "nfc": "\u00e9",
+    "ligature": "\ufb01",
+    "sharp-s": "Stra\u00dfe",
+    "padded": "  padded \t\n",
+    "rtl": "\u202eabc\u202c \u05e9\u05dc\u05d5\u05dd",
+    "bom": "\ufeffx",
+    "separators": "\u2028\u2029\r\n",
+    "null-text": "null",
+    "sql": "' OR 1=1; --",
+    "json": '{"a": [1, "b"]}',
+    "marker": "\u2026[truncated]",
+    "empty": "",
+}
+
+
+@requirement("RDQ-RT-006")
+@pytest.mark.parametrize("text", list(_TEXTS.values()), ids=list(_TEXTS))
+def test_free_text_keeps_code_points(rdq: Rdq, text: str) -> None:
+    """RDQ-RT-006 (C4): the text comes back with the same code points in every
+    free-text field (no trimming, normalization or case folding)."""
+    env = with_error(
+        base_envelope(6, handler_version=text, payload_content_type=text,
+                      headers={text: text, "k": text}, extra={"x_text": text}),
+        type=text, message=text, stack=text, detail={text: text},
+    )
+    rdq.namespace().roundtrip(env)
+
+
+@requirement("RDQ-RT-006")
+def test_generated_free_text_keeps_code_points(rdq: Rdq) -> None:
+    """RDQ-RT-006 (C4): generated free text in every free-text field."""
+    ns = rdq.namespace()
+
+    def roundtrip(env: Envelope) -> None:
+        ns.roundtrip(env)
+
+    rdq.for_all(roundtrip, budget="targeted", env=envelopes_with_free_text_everywhere())
+
+
+def _utc(*args: int) -> datetime:
+    return datetime(*args, tzinfo=UTC)  # type: ignore[misc,arg-type]
+
+
+_INSTANTS = {
+    "epoch": _utc(1970, 1, 1),
+    "last": _utc(9999, 12, 31, 23, 59, 59, 999_000),
+    "leap-day": _utc(2024, 2, 29, 12, 0, 0, 1_000),
+    "ms-999": _utc(2026, 7, 20, 14, 3, 22, 999_000),
+    "ms-001": _utc(2026, 7, 20, 14, 3, 22, 1_000),
+    "y2038": _utc(2038, 1, 19, 3, 14, 8, 0),
+    "y2262": _utc(2262, 4, 11, 23, 47, 16, 855_000),
+}
+
+
+@requirement("RDQ-RT-007")
+@pytest.mark.parametrize("instant", list(_INSTANTS.values()), ids=list(_INSTANTS))
+def test_timestamp_keeps_milliseconds(rdq: Rdq, instant: datetime) -> None:
+    """RDQ-RT-007 (C3): the instant comes back to the millisecond in every timestamp
+    field."""
+    attempt = Attempt(attempt_no=1, started_at=instant, finished_at=instant,
+                      outcome=Outcome.SUCCESS)
+    env = base_envelope(7, created_at=instant, next_attempt_at=instant, attempts=(attempt,))
+    rdq.namespace().roundtrip(env)
+
+
+@requirement("RDQ-RT-007")
+def test_generated_timestamps_keep_milliseconds(rdq: Rdq) -> None:
+    """RDQ-RT-007 (C3): generated instants across 1970..9999 in every timestamp field."""
+    ns = rdq.namespace()
+
+    def roundtrip(env: Envelope) -> None:
+        ns.roundtrip(env)
+
+    rdq.for_all(roundtrip, budget="targeted", env=envelopes_with_timestamps_everywhere())
+
+
+_PAYLOADS = {
+    "empty": b"",
+    "one-byte": b"\x00",
+    "two-bytes": b"\xff\xfe",
+    "all-bytes": bytes(range(256)),
+    "utf8-bom": b"\xef\xbb\xbf{}",
+    "invalid-utf8": b"\xc3\x28\xa0\xa1",
+    "64k-random": random.Random(8).randbytes(65_536),
+}
+
+
+@requirement("RDQ-RT-008")
+@pytest.mark.parametrize("payload", list(_PAYLOADS.values()), ids=list(_PAYLOADS))
+def test_payload_bytes_are_kept(rdq: Rdq, payload: bytes) -> None:
+    """RDQ-RT-008 (C7): the payload comes back byte for byte."""
+    rdq.namespace().roundtrip(base_envelope(8, payload=payload))
+
+
+@requirement("RDQ-RT-008")
+def test_generated_payloads_are_kept(rdq: Rdq) -> None:
+    """RDQ-RT-008 (C7): generated payloads, the empty one included."""
+    ns = rdq.namespace()
+
+    def roundtrip(env: Envelope, payload: bytes) -> None:
+        ns.roundtrip(dataclasses.replace(env, payload=payload))
+
+    rdq.for_all(roundtrip, budget="targeted", env=envelopes(max_attempts=1),
+                payload=payloads(max_size=4096))
+
+
+_HEADERS: dict[str, dict[str, str]] = {
+    "empty-map": {},
+    "empty-key": {"": ""},
+    "case-distinct": {"A": "upper", "a": "lower", "Content-Type": "x", "content-type": "y"},
+    "dotted-and-rdq": {"rdq.source": "kafka://t/0/1", "rdq.submitted_by": "svc", "a.b.c": "d"},
+    "empty-value": {"k": ""},
+    "spaces": {" k ": " v ", "\t": "\n"},
+}
+
+
+@requirement("RDQ-RT-009")
+@pytest.mark.parametrize("headers", list(_HEADERS.values()), ids=list(_HEADERS))
+def test_headers_are_kept(rdq: Rdq, headers: dict[str, str]) -> None:
+    """RDQ-RT-009 (C8): header maps come back exactly: the empty key, case-sensitive,
+    dotted and rdq. keys, the empty map."""
+    rdq.namespace().roundtrip(base_envelope(9, headers=headers))
+
+
+@requirement("RDQ-RT-009")
+def test_generated_headers_are_kept(rdq: Rdq) -> None:
+    """RDQ-RT-009 (C8): generated header maps."""
+    ns = rdq.namespace()
+
+    def roundtrip(env: Envelope, headers: dict[str, str]) -> None:
+        ns.roundtrip(dataclasses.replace(env, headers=headers))
+
+    rdq.for_all(roundtrip, budget="targeted", env=envelopes(max_attempts=1),
+                headers=header_maps())
+
+
+_EMPTIES: dict[str, Any] = {"null": None, "empty-string": "", "empty-object": {},
+                            "empty-array": []}
+
+
+@requirement("RDQ-RT-010")
+def test_null_and_empty_values_stay_distinct(rdq: Rdq) -> None:
+    """RDQ-RT-010 (C9): null, "", {} and [] stay four different values: in detail and
+    unknown fields at every level, with handler_version null vs "" and no attempts vs
+    an attempt without error. All are stored side by side, then each is read back."""
+    ns = rdq.namespace()
+    written: list[Envelope] = []
+    n = 100
+    for value in _EMPTIES.values():
+        n += 1
+        env = with_error(base_envelope(n, extra={"x": value}), detail=value, extra={"x": value})
+        first = env.attempts[0]
+        env = dataclasses.replace(
+            env, attempts=(dataclasses.replace(first, extra={"x": value}),)
+        )
+        written.append(env)
+    written.append(base_envelope(n + 1, handler_version=None, attempts=(), headers={}))
+    written.append(base_envelope(n + 2, handler_version="", attempts=(), headers={"": ""}))
+    written.append(base_envelope(
+        n + 3, attempts=(Attempt(attempt_no=1, started_at=T0, outcome=Outcome.SUCCESS),)
+    ))
+    for env in written:
+        ns.write(env)
+    for env in written:
+        ns.expect(env.id, env, why="null, \"\", {} and [] are four different values (C9)")

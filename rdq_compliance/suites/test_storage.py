@@ -1,0 +1,260 @@
+"""Storage semantics: write replaces (C13), namespaces (C14), the size limit (C2),
+and a state machine of writes, rewrites, reads and drops checked against a plain
+model (RDQ-ST-001 … RDQ-ST-007)."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Any
+
+import pytest
+from hypothesis import strategies as st
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, rule
+
+from rdq_compliance._pytest._context import Namespace, Rdq
+from rdq_compliance.envelope import (
+    MAX_ENVELOPE_BYTES,
+    Attempt,
+    Envelope,
+    ErrorInfo,
+    Outcome,
+    Status,
+    encode,
+    validate,
+)
+from rdq_compliance.strategies import envelopes, ids
+from rdq_compliance.suites._support import T0, base_envelope, requirement, ulid, with_error
+
+
+def _rich(n: int) -> Envelope:
+    """An envelope with something in every place a rewrite must clear."""
+    env = with_error(base_envelope(n, extra={"x_old": {"keep": False}, "payload_ref": "s3://x"}),
+                     detail={"old": True}, extra={"x_old_error": 1})
+    second = Attempt(attempt_no=2, started_at=T0, finished_at=T0,
+                     outcome=Outcome.PERMANENT_FAILURE,
+                     error=ErrorInfo(type="e.Old", message="old"), extra={"x_old_attempt": []})
+    return dataclasses.replace(
+        env, attempts=(*env.attempts, second), attempt_count=2,
+        headers={**env.headers, "x-old": "1", "": "old empty key"},
+    )
+
+
+def _bare(n: int) -> Envelope:
+    """The same id with nothing optional: no headers, attempts or unknown fields."""
+    return base_envelope(n, handler_version=None, headers={}, attempts=(), attempt_count=0,
+                         status=Status.SUCCEEDED, next_attempt_at=None, payload=b"")
+
+
+@requirement("RDQ-ST-001")
+@pytest.mark.parametrize("order", ["rich-then-bare", "bare-then-rich"])
+def test_write_replaces(rdq: Rdq, order: str) -> None:
+    """RDQ-ST-001 (C13): a second write with the same id wholly replaces the first:
+    known fields, unknown fields, headers and attempts of the earlier version do not
+    survive."""
+    first, second = (_rich(51), _bare(51)) if order == "rich-then-bare" else (_bare(51),
+                                                                              _rich(51))
+    ns = rdq.namespace()
+    ns.write(first)
+    ns.write(second)
+    ns.expect(second.id, second, why="the last write replaces the earlier one (C13)")
+
+
+@requirement("RDQ-ST-001")
+def test_generated_rewrites_replace(rdq: Rdq) -> None:
+    """RDQ-ST-001 (C13): generated pairs written under one id: the second one wins."""
+    ns = rdq.namespace()
+
+    def rewrite(first: Envelope, second: Envelope) -> None:
+        second = dataclasses.replace(second, id=first.id)
+        ns.write(first)
+        ns.write(second)
+        ns.expect(first.id, second, why="the last write replaces the earlier one (C13)")
+
+    rdq.for_all(rewrite, budget="targeted", first=envelopes(), second=envelopes())
+
+
+@requirement("RDQ-ST-002")
+def test_missing_id_reads_as_nothing(rdq: Rdq) -> None:
+    """RDQ-ST-002 (C13): reading an id that was never written returns None, in an empty
+    namespace and beside stored envelopes."""
+    ns = rdq.namespace()
+    ns.expect(ulid(52), None, why="nothing was written in this namespace")
+    ns.write(base_envelope(53))
+    for other in (ulid(52), ulid(54), "0" * 26, "7" + "Z" * 25):
+        ns.expect(other, None, why=f"only {ulid(53)!r} was written")
+
+
+@requirement("RDQ-ST-003")
+def test_namespaces_are_isolated(rdq: Rdq) -> None:
+    """RDQ-ST-003 (C14): what is written in one namespace is invisible in another, even
+    under the same id."""
+    a, b = rdq.namespace(), rdq.namespace()
+    in_a = base_envelope(55)
+    in_b = base_envelope(55, queue="other.queue", extra={"x": "b"})
+    a.write(in_a)
+    b.expect(in_a.id, None, why=f"it was written in namespace {a.name!r} only")
+    b.write(in_b)
+    a.expect(in_a.id, in_a, why=f"namespace {b.name!r} wrote the same id afterwards")
+    b.expect(in_b.id, in_b)
+
+
+@requirement("RDQ-ST-004")
+def test_drop_removes_one_namespace_only(rdq: Rdq) -> None:
+    """RDQ-ST-004 (C14): dropping a namespace removes all of its data and nothing else;
+    the namespace can be used again afterwards."""
+    a_name = rdq.new_name()
+    a, b = rdq.namespace(a_name), rdq.namespace()
+    shared, only_a, only_b = base_envelope(56), base_envelope(57), base_envelope(58)
+    for env in (shared, only_a):
+        a.write(env)
+    for env in (shared, only_b):
+        b.write(env)
+    a.close()
+    rdq.drop(a_name)
+    again = rdq.namespace(a_name)
+    for env in (shared, only_a):
+        again.expect(env.id, None, why=f"namespace {a_name!r} was dropped")
+    for env in (shared, only_b):
+        b.expect(env.id, env, why=f"only namespace {a_name!r} was dropped")
+    again.roundtrip(only_a)
+
+
+def _near_limit(n: int, kind: str) -> Envelope:
+    """A valid envelope whose compact encoding is 1,040,000..1,048,576 bytes (C2)."""
+    base = base_envelope(n, payload=b"")
+    size0 = len(encode(base).encode("utf-8"))
+    if kind == "exact-limit":
+        k = ((MAX_ENVELOPE_BYTES - 100 - size0) // 4) * 3
+        env = dataclasses.replace(base, payload=random.Random(n).randbytes(k))
+        gap = MAX_ENVELOPE_BYTES - len(encode(env).encode("utf-8"))
+        # an unknown field appends ,"x_pad":"<pad>" : 11 bytes plus the pad
+        env = dataclasses.replace(env, extra={"x_pad": "p" * (gap - 11)})
+        assert len(encode(env).encode("utf-8")) == MAX_ENVELOPE_BYTES
+    elif kind == "payload":
+        k = ((MAX_ENVELOPE_BYTES - 2_000 - size0) // 4) * 3
+        env = dataclasses.replace(base, payload=random.Random(n).randbytes(k))
+    else:  # multi-byte text in an unknown field: bytes, not characters, count
+        room = MAX_ENVELOPE_BYTES - 2_000 - size0
+        env = dataclasses.replace(base, extra={"x_big": "\u20ac\U0001f600" * (room // 7)})
+    size = len(encode(env).encode("utf-8"))
+    assert 1_040_000 <= size <= MAX_ENVELOPE_BYTES, (kind, size)
+    assert validate(env) == [], kind
+    return env
+
+
+@requirement("RDQ-ST-005")
+@pytest.mark.parametrize("kind", ["payload", "multibyte-text", "exact-limit"])
+def test_near_one_mib_envelope(rdq: Rdq, kind: str) -> None:
+    """RDQ-ST-005 (C2, C17): a valid envelope whose compact encoding is just under (or
+    exactly) 1,048,576 bytes is accepted and round-trips."""
+    rdq.namespace().roundtrip(_near_limit(59, kind))
+
+
+class _World:
+    """Two namespaces of the plugin and the plain model they must agree with."""
+
+    def __init__(self, rdq: Rdq) -> None:
+        self.rdq = rdq
+        self.names = [rdq.new_name(), rdq.new_name()]
+        self.ns: list[Namespace] = [rdq.namespace(n) for n in self.names]
+        self.model: list[dict[str, Envelope]] = [{}, {}]
+        self.ops: list[tuple[Any, ...]] = []
+
+    def apply(self, op: tuple[Any, ...]) -> None:
+        __tracebackhide__ = True
+        self.ops.append(op)
+        try:
+            self._apply(op)
+        except BaseException as exc:
+            exc.rdq_example = ("machine", {"ops": list(self.ops)})  # type: ignore[attr-defined]
+            raise
+
+    def _apply(self, op: tuple[Any, ...]) -> None:
+        __tracebackhide__ = True
+        kind, i = op[0], op[1]
+        name = self.names[i]
+        if kind == "write":
+            env = op[2]
+            self.ns[i].write(env)
+            self.model[i][env.id] = env
+        elif kind == "read":
+            expected = self.model[i].get(op[2])
+            why = (f"step {len(self.ops)}: the model holds "
+                   + ("this envelope" if expected else "nothing") + f" under this id in {name!r}")
+            self.ns[i].expect(op[2], expected, why=why)
+        elif kind == "drop":
+            self.ns[i].close()
+            self.rdq.drop(name)
+            self.ns[i] = self.rdq.namespace(name)
+            self.model[i] = {}
+        elif kind == "reopen":
+            self.ns[i].close()
+            self.ns[i] = self.rdq.namespace(name)
+        else:  # pragma: no cover - only the machine below builds ops
+            raise ValueError(f"unknown op {kind!r}")
+
+    def release(self) -> None:
+        for name in self.names:
+            self.rdq.release(name)
+
+
+@requirement("RDQ-ST-006")
+def test_state_machine_agrees_with_model(rdq: Rdq) -> None:
+    """RDQ-ST-006 (C13, C14): random sequences of writes, rewrites, reads, adapter reopens
+    and drops across two namespaces agree with a plain dict model."""
+    case = rdq.replay
+    if case is not None and case.check == "machine":
+        world = _World(rdq)
+        for op in case.example_kwargs()["ops"]:
+            world.apply(tuple(op))
+        return
+
+    namespaces = st.integers(0, 1)
+    stored = envelopes(max_attempts=2)
+
+    class StorageMachine(RuleBasedStateMachine):
+        written = Bundle("written")
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.world = _World(rdq)
+
+        @rule(target=written, env=stored, i=namespaces)
+        def write(self, env: Envelope, i: int) -> str:
+            self.world.apply(("write", i, env))
+            return env.id
+
+        @rule(id=written, env=stored, i=namespaces)
+        def rewrite(self, id: str, env: Envelope, i: int) -> None:
+            self.world.apply(("write", i, dataclasses.replace(env, id=id)))
+
+        @rule(id=written, i=namespaces)
+        def read_written(self, id: str, i: int) -> None:
+            self.world.apply(("read", i, id))
+
+        @rule(id=ids(), i=namespaces)
+        def read_other(self, id: str, i: int) -> None:
+            self.world.apply(("read", i, id))
+
+        # One rule for both, so that they are drawn less often than reads and writes.
+        @rule(kind=st.sampled_from(["drop", "reopen"]), i=namespaces)
+        def drop_or_reopen(self, kind: str, i: int) -> None:
+            self.world.apply((kind, i))
+
+        def teardown(self) -> None:
+            self.world.release()
+
+    rdq.run_machine(StorageMachine)
+
+
+@requirement("RDQ-ST-007")
+def test_dropping_an_empty_namespace_succeeds(rdq: Rdq) -> None:
+    """RDQ-ST-007 (C14, SHOULD): dropping a namespace that holds nothing — never opened,
+    or opened and left empty — succeeds, and the namespace reads as empty afterwards."""
+    never_opened = rdq.new_name()
+    rdq.drop(never_opened)
+    empty = rdq.namespace()
+    empty.close()
+    rdq.drop(empty.name)
+    rdq.namespace(empty.name).expect(ulid(60), None, why="the namespace was dropped")

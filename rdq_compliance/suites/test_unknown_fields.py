@@ -1,0 +1,179 @@
+"""Unknown fields (C10) and exact numbers (C5) at every level of the envelope."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from hypothesis import strategies as st
+
+from rdq_compliance._pytest._context import Rdq
+from rdq_compliance.envelope import Envelope
+from rdq_compliance.envelope._limits import INT64_MAX, INT64_MIN
+from rdq_compliance.strategies import envelopes, json_values, unknown_field_maps
+from rdq_compliance.suites._strategies import envelopes_with_extras_everywhere
+from rdq_compliance.suites._support import (
+    ATTEMPT_FIELDS,
+    ERROR_FIELDS,
+    EVERY_JSON_TYPE,
+    TOP_FIELDS,
+    base_envelope,
+    requirement,
+    with_error,
+)
+
+_FIELDS = {f"x_{k}": v for k, v in EVERY_JSON_TYPE.items()}
+
+
+def _at_attempt(env: Envelope, extra: dict[str, Any]) -> Envelope:
+    first = dataclasses.replace(env.attempts[0], extra=extra)
+    return dataclasses.replace(env, attempts=(first, *env.attempts[1:]))
+
+
+@requirement("RDQ-UF-001")
+def test_top_level_unknown_fields_of_every_type(rdq: Rdq) -> None:
+    """RDQ-UF-001 (C10): unknown top-level fields of every JSON type (null, booleans,
+    numbers, strings, empty and nested arrays and objects, trap keys) come back."""
+    extra = {**_FIELDS, "": "empty key", "__proto__": {"a": 1}, "$set": [1], "a.b": "dot",
+             "attempt_no": 3, "type": "shadows an error field"}
+    rdq.namespace().roundtrip(base_envelope(21, extra=extra))
+
+
+@requirement("RDQ-UF-001")
+def test_generated_top_level_unknown_fields(rdq: Rdq) -> None:
+    """RDQ-UF-001 (C10): generated unknown top-level fields."""
+    ns = rdq.namespace()
+
+    def roundtrip(env: Envelope, extra: dict[str, Any]) -> None:
+        ns.roundtrip(dataclasses.replace(env, extra=extra))
+
+    rdq.for_all(roundtrip, budget="targeted", env=envelopes(max_attempts=1),
+                extra=unknown_field_maps(forbidden_keys=TOP_FIELDS, max_size=5))
+
+
+@requirement("RDQ-UF-002")
+def test_attempt_unknown_fields_of_every_type(rdq: Rdq) -> None:
+    """RDQ-UF-002 (C10): unknown fields of every JSON type in an attempt record."""
+    extra = {**_FIELDS, "status": "shadows a top-level field", "": None}
+    rdq.namespace().roundtrip(_at_attempt(base_envelope(22), extra))
+
+
+@requirement("RDQ-UF-002")
+def test_generated_attempt_unknown_fields(rdq: Rdq) -> None:
+    """RDQ-UF-002 (C10): generated unknown fields in an attempt record."""
+    ns = rdq.namespace()
+
+    def roundtrip(extra: dict[str, Any]) -> None:
+        ns.roundtrip(_at_attempt(base_envelope(23), extra))
+
+    rdq.for_all(roundtrip, budget="targeted",
+                extra=unknown_field_maps(forbidden_keys=ATTEMPT_FIELDS, max_size=5))
+
+
+@requirement("RDQ-UF-003")
+def test_error_unknown_fields_of_every_type(rdq: Rdq) -> None:
+    """RDQ-UF-003 (C10): unknown fields of every JSON type in the error object."""
+    extra = {**_FIELDS, "outcome": "shadows an attempt field", "id": 1}
+    rdq.namespace().roundtrip(with_error(base_envelope(24), extra=extra))
+
+
+@requirement("RDQ-UF-003")
+def test_generated_error_unknown_fields(rdq: Rdq) -> None:
+    """RDQ-UF-003 (C10): generated unknown fields in the error object."""
+    ns = rdq.namespace()
+
+    def roundtrip(extra: dict[str, Any]) -> None:
+        ns.roundtrip(with_error(base_envelope(25), extra=extra))
+
+    rdq.for_all(roundtrip, budget="targeted",
+                extra=unknown_field_maps(forbidden_keys=ERROR_FIELDS, max_size=5))
+
+
+@requirement("RDQ-UF-001")
+def test_generated_unknown_fields_everywhere(rdq: Rdq) -> None:
+    """RDQ-UF-001 (C10): generated unknown fields at every level at once (top, attempt,
+    error) with a generated detail."""
+    ns = rdq.namespace()
+
+    def roundtrip(env: Envelope) -> None:
+        ns.roundtrip(env)
+
+    rdq.for_all(roundtrip, budget="targeted", env=envelopes_with_extras_everywhere())
+
+
+_PAYLOAD_REFS = {
+    "string": "s3://bucket/tasks/01J2ZK7Q8XW5H3N9G4T6B8RDQ0",
+    "object": {"store": "s3", "bucket": "b", "key": "k", "size": 1_048_577},
+    "null": None,
+}
+
+
+@requirement("RDQ-UF-004")
+@pytest.mark.parametrize("value", list(_PAYLOAD_REFS.values()), ids=list(_PAYLOAD_REFS))
+def test_payload_ref_is_preserved(rdq: Rdq, value: Any) -> None:
+    """RDQ-UF-004 (C10): payload_ref, reserved in v1, is kept like any unknown field."""
+    rdq.namespace().roundtrip(base_envelope(26, extra={"payload_ref": value}))
+
+
+_NUMBERS = {
+    "int64-max": INT64_MAX,
+    "int64-min": INT64_MIN,
+    "2p53+1": 2**53 + 1,
+    "minus-2p53+1": -(2**53 + 1),
+    "min-subnormal": 5e-324,
+    "max-double": 1.7976931348623157e308,
+    "min-double": -1.7976931348623157e308,
+    "1e308": 1e308,
+    "min-normal": 2.2250738585072014e-308,
+    "negative-zero": -0.0,
+    "point-one": 0.1,
+    "integral-double": 1.0,
+    "long-fraction": 0.30000000000000004,
+    "big-integral-double": 9007199254740993.0,
+}
+
+
+@requirement("RDQ-UF-005")
+@pytest.mark.parametrize("number", list(_NUMBERS.values()), ids=list(_NUMBERS))
+def test_numbers_are_exact(rdq: Rdq, number: float) -> None:
+    """RDQ-UF-005 (C5): the number keeps its value in unknown fields at every level and
+    in detail (integral doubles may come back as integers)."""
+    env = with_error(_at_attempt(base_envelope(27, extra={"n": number, "a": [number]}),
+                                 {"n": number}),
+                     detail={"n": number}, extra={"n": number})
+    rdq.namespace().roundtrip(env)
+
+
+@requirement("RDQ-UF-005")
+def test_generated_numbers_are_exact(rdq: Rdq) -> None:
+    """RDQ-UF-005 (C5): generated int64 integers and finite doubles in unknown fields
+    and detail."""
+    ns = rdq.namespace()
+    numbers = st.integers(INT64_MIN, INT64_MAX) | st.floats(allow_nan=False,
+                                                            allow_infinity=False)
+
+    def roundtrip(values: list[float]) -> None:
+        env = with_error(base_envelope(28, extra={"n": values}), detail=values)
+        ns.roundtrip(env)
+
+    rdq.for_all(roundtrip, budget="targeted", values=st.lists(numbers, min_size=1,
+                                                              max_size=8))
+
+
+@requirement("RDQ-UF-006")
+@pytest.mark.parametrize("detail", list(EVERY_JSON_TYPE.values()), ids=list(EVERY_JSON_TYPE))
+def test_detail_of_every_type(rdq: Rdq, detail: Any) -> None:
+    """RDQ-UF-006 (C10): error.detail is opaque JSON of any type and comes back unchanged."""
+    rdq.namespace().roundtrip(with_error(base_envelope(29), detail=detail))
+
+
+@requirement("RDQ-UF-006")
+def test_generated_detail(rdq: Rdq) -> None:
+    """RDQ-UF-006 (C10): generated detail values."""
+    ns = rdq.namespace()
+
+    def roundtrip(detail: Any) -> None:
+        ns.roundtrip(with_error(base_envelope(30), detail=detail))
+
+    rdq.for_all(roundtrip, budget="targeted", detail=json_values(max_leaves=12))

@@ -1,0 +1,80 @@
+"""Envelope versions (C16): declared versions round-trip, undeclared ones are refused
+with exactly UNSUPPORTED_ENVELOPE_VERSION or kept exactly as written."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from rdq_compliance._pytest._context import Namespace, Rdq
+from rdq_compliance.envelope import Envelope
+from rdq_compliance.storage import ErrorCode
+from rdq_compliance.strategies import envelopes, envelopes_of_other_versions
+from rdq_compliance.suites._support import base_envelope, requirement
+
+#: The envelope versions the kit can generate and check.
+KIT_VERSIONS = (1,)
+_ALL_CODES = frozenset(c.value for c in ErrorCode)
+
+
+@requirement("RDQ-VER-001")
+@pytest.mark.parametrize("version", KIT_VERSIONS, ids=lambda v: f"v{v}")
+def test_declared_version_roundtrips(rdq: Rdq, version: int) -> None:
+    """RDQ-VER-001 (C16): envelopes of each declared version round-trip with
+    envelope_version preserved."""
+    if version not in rdq.info.envelope_versions:
+        pytest.skip(f"plugin declares envelope versions {sorted(rdq.info.envelope_versions)}, "
+                    f"not {version}")
+    ns = rdq.namespace()
+
+    def roundtrip(env: Envelope) -> None:
+        ns.roundtrip(env)
+
+    rdq.for_all(roundtrip, budget="targeted", env=envelopes(envelope_versions=(version,)))
+
+
+def _check_undeclared(rdq: Rdq, ns: Namespace, env: Envelope) -> None:
+    refused = ns.write(env, allow=_ALL_CODES)
+    if refused is None:
+        ns.expect(env.id, env, why="an undeclared version that was accepted must come back "
+                  "exactly as written (C16)")
+        return
+    if refused.code != ErrorCode.UNSUPPORTED_ENVELOPE_VERSION:
+        rdq.fail(
+            f"write of envelope_version={env.envelope_version} (not declared) was refused "
+            f"with code {refused.code!r}; C16 allows only UNSUPPORTED_ENVELOPE_VERSION "
+            "(or storing it exactly)",
+            envelopes=(env,),
+        )
+    got = ns.read(env.id, expected=env)
+    if got is not None and got != env:
+        rdq.fail(
+            f"write of envelope_version={env.envelope_version} was refused, yet read returns "
+            "an altered envelope under its id (C16: never stored altered)",
+            envelopes=(env,),
+        )
+
+
+@requirement("RDQ-VER-002")
+@pytest.mark.parametrize("version", [0, 2, 3, 2**31 - 1])
+def test_undeclared_version(rdq: Rdq, version: int) -> None:
+    """RDQ-VER-002 (C16, C17): an envelope of a version the plugin does not declare is
+    refused with UNSUPPORTED_ENVELOPE_VERSION or stored and read back exactly."""
+    if version in rdq.info.envelope_versions:
+        pytest.skip(f"plugin declares envelope version {version}")
+    env = dataclasses.replace(base_envelope(40 + version % 1000), envelope_version=version)
+    _check_undeclared(rdq, rdq.namespace(), env)
+
+
+@requirement("RDQ-VER-002")
+def test_generated_undeclared_versions(rdq: Rdq) -> None:
+    """RDQ-VER-002 (C16, C17): generated envelopes of undeclared versions."""
+
+    def check(env: Envelope) -> None:
+        # A fresh namespace per example: an id accepted under one version earlier
+        # must not make a later refusal look like an altered read.
+        _check_undeclared(rdq, rdq.namespace(), env)
+
+    rdq.for_all(check, budget="targeted", env=envelopes_of_other_versions(
+        exclude=tuple(sorted(rdq.info.envelope_versions))))

@@ -1,0 +1,412 @@
+"""The public Hypothesis strategies: what they generate is valid and survives
+the codec, their bounds hold, their biases reach the edge cases, and bad
+arguments fail when the strategy function is called.
+
+The invariant checks below are written out by hand (not only via validate) so a
+validator bug cannot hide a strategy bug."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+from rdq_compliance import strategies as rs
+from rdq_compliance.envelope import (
+    Attempt,
+    Envelope,
+    ErrorInfo,
+    Outcome,
+    Status,
+    ViolationCode,
+    decode,
+    encode,
+    is_canonical_id,
+    truncate_utf8,
+    validate,
+)
+from rdq_compliance.envelope._limits import (
+    INT64_MAX,
+    INT64_MIN,
+    MAX_ENVELOPE_BYTES,
+    MAX_KNOWN_INT,
+    MESSAGE_LIMIT,
+    STACK_LIMIT,
+    TRUNCATION_MARKER,
+)
+from rdq_compliance.envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+LAST = datetime(9999, 12, 31, 23, 59, 59, 999_000, tzinfo=UTC)
+NAME_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789._-")
+
+# Envelopes are large composite values: generating one takes milliseconds, so
+# the default 200 ms deadline is noise on a shared CI box; keep examples few.
+FEW = settings(max_examples=60, deadline=None, database=None)
+SOME = settings(max_examples=100, deadline=None, database=None)
+
+
+# Bias checks: find an example and stop (no shrinking: only existence matters).
+FIND = settings(max_examples=2000, database=None, phases=[Phase.generate])
+
+
+def _find(strategy: st.SearchStrategy[object], condition: Callable[[object], bool]) -> object:
+    return find(strategy, condition, settings=FIND)
+
+
+def _is_ms_utc(moment: datetime) -> bool:
+    return (
+        moment.tzinfo is not None
+        and moment.utcoffset() == timedelta(0)
+        and moment.microsecond % 1000 == 0
+        and EPOCH <= moment <= LAST
+    )
+
+
+def _check_invariants(env: Envelope) -> None:
+    """What the validator checks, restated independently."""
+    assert is_canonical_id(env.id)
+    for name in (env.queue, env.handler_ref):
+        assert 1 <= len(name) <= 240 and set(name) <= NAME_CHARS
+    assert isinstance(env.payload, bytes)
+    assert (env.lease_expires_at is not None) is (env.status is Status.IN_FLIGHT)
+    if env.status in (Status.SUCCEEDED, Status.DEAD):
+        assert env.next_attempt_at is None
+    for value in (env.attempt_count, env.redrive_count, env.envelope_version):
+        assert 0 <= value <= MAX_KNOWN_INT
+    stamps = [env.created_at, env.next_attempt_at, env.lease_expires_at]
+    assert not set(env.extra) & set(ENVELOPE_FIELDS)
+    for attempt in env.attempts:
+        assert 0 <= attempt.attempt_no <= MAX_KNOWN_INT
+        assert not set(attempt.extra) & set(ATTEMPT_FIELDS)
+        stamps += [attempt.started_at, attempt.finished_at]
+        error = attempt.error
+        if attempt.outcome is Outcome.LEASE_EXPIRED:
+            assert error is not None
+            assert error.type == "rdq.LeaseExpired" and error.stack is None
+        if error is not None:
+            assert not set(error.extra) & set(ERROR_FIELDS)
+            assert len(error.message.encode()) <= MESSAGE_LIMIT
+            assert error.stack is None or len(error.stack.encode()) <= STACK_LIMIT
+    assert all(_is_ms_utc(s) for s in stamps if s is not None)
+    assert len(encode(env).encode()) <= MAX_ENVELOPE_BYTES
+
+
+# ---------------------------------------------------------------- envelopes
+
+
+@FEW
+@given(rs.envelopes())
+def test_envelopes_are_valid_and_survive_the_codec(env: Envelope) -> None:
+    _check_invariants(env)
+    assert [str(v) for v in validate(env)] == []
+    text = encode(env)
+    assert validate(text) == []
+    assert decode(text) == env
+
+
+@FEW
+@given(rs.envelopes(envelope_versions=(1, 2, 7), min_attempts=2, max_attempts=3))
+def test_envelopes_respect_versions_and_attempt_bounds(env: Envelope) -> None:
+    assert env.envelope_version in (1, 2, 7)
+    assert 2 <= len(env.attempts) <= 3
+    assert validate(env, versions=(1, 2, 7)) == []
+
+
+@FEW
+@given(rs.envelopes(unknown_fields=False, max_payload_size=4))
+def test_envelopes_without_unknown_fields(env: Envelope) -> None:
+    assert env.extra == {}
+    assert len(env.payload) <= 4
+    for attempt in env.attempts:
+        assert attempt.extra == {}
+        assert attempt.error is None or attempt.error.extra == {}
+
+
+@FEW
+@given(rs.envelopes_of_other_versions(exclude=(1, 2)))
+def test_other_versions_are_never_excluded(env: Envelope) -> None:
+    assert env.envelope_version not in (1, 2)
+    _check_invariants(env)
+    assert validate(env, versions=None) == []
+    assert [v.code for v in validate(env)] == [ViolationCode.UNSUPPORTED_ENVELOPE_VERSION]
+    assert decode(encode(env), versions=None) == env
+
+
+def test_other_versions_are_biased_to_0_2_and_int32_max() -> None:
+    for version in (0, 2, MAX_KNOWN_INT):
+        _find(rs.envelopes_of_other_versions(), lambda e, v=version: e.envelope_version == v)
+    _find(rs.envelopes_of_other_versions(exclude=(0, 1, 2, 3)),
+          lambda e: e.envelope_version == MAX_KNOWN_INT)  # fmt: skip
+
+
+def test_envelopes_reach_the_interesting_shapes() -> None:
+    envs = rs.envelopes()
+    for status in Status:
+        _find(envs, lambda e, s=status: e.status is s)
+    _find(envs, lambda e: [a.attempt_no for a in e.attempts][:5] == [1, 2, 1, 2, 1])
+    _find(envs, lambda e: "payload_ref" in e.extra)
+    _find(envs, lambda e: any(a.outcome is Outcome.LEASE_EXPIRED for a in e.attempts))
+    _find(envs, lambda e: any(
+        a.error is not None and len(a.error.message.encode()) > 4000 for a in e.attempts))
+
+
+# ---------------------------------------------------------------- parts
+
+
+@SOME
+@given(rs.attempts(outcomes=[Outcome.LEASE_EXPIRED]))
+def test_lease_expired_attempts_have_the_spec_error_shape(attempt: Attempt) -> None:
+    assert attempt.outcome is Outcome.LEASE_EXPIRED
+    error = attempt.error
+    assert isinstance(error, ErrorInfo)
+    assert error.type == "rdq.LeaseExpired"
+    assert error.stack is None
+
+
+@SOME
+@given(rs.attempts(outcomes={Outcome.SUCCESS, Outcome.PERMANENT_FAILURE}))
+def test_attempts_use_only_the_given_outcomes(attempt: Attempt) -> None:
+    assert attempt.outcome in {Outcome.SUCCESS, Outcome.PERMANENT_FAILURE}
+
+
+@settings(max_examples=30, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+@given(rs.errors(long_texts=True))
+def test_errors_with_long_texts_stay_within_c1(error: ErrorInfo) -> None:
+    # too_slow: a 64 KiB stack is large by design; this test is about its size.
+    assert len(error.message.encode()) <= MESSAGE_LIMIT
+    assert error.stack is None or len(error.stack.encode()) <= STACK_LIMIT
+
+
+@SOME
+@given(rs.ids())
+def test_ids_are_canonical(value: str) -> None:
+    assert is_canonical_id(value)
+
+
+def test_ids_reach_both_ends() -> None:
+    _find(rs.ids(), lambda v: v == "0" * 26)
+    _find(rs.ids(), lambda v: v == "7" + "Z" * 25)
+
+
+@SOME
+@given(rs.names(min_size=3, max_size=5))
+def test_names_respect_bounds_and_charset(name: str) -> None:
+    assert 3 <= len(name) <= 5 and set(name) <= NAME_CHARS
+
+
+def test_names_are_biased_to_1_and_240() -> None:
+    _find(rs.names(), lambda n: len(n) == 240)
+    _find(rs.names(), lambda n: len(n) == 1)
+
+
+@SOME
+@given(rs.timestamps())
+def test_timestamps_are_aware_utc_ms_in_range(moment: datetime) -> None:
+    assert _is_ms_utc(moment)
+
+
+LO = datetime(2024, 2, 29, 0, 0, 0, 500_000, tzinfo=UTC)
+HI = datetime(2024, 2, 29, 0, 0, 1, 0, tzinfo=UTC)
+
+
+@SOME
+@given(rs.timestamps(min_value=LO, max_value=HI))
+def test_timestamps_respect_custom_bounds(moment: datetime) -> None:
+    assert LO <= moment <= HI and _is_ms_utc(moment)
+
+
+def test_timestamps_reach_the_edges() -> None:
+    for edge in (EPOCH, LAST, datetime(2000, 2, 29, tzinfo=UTC)):
+        _find(rs.timestamps(), lambda t, e=edge: t == e)
+    _find(rs.timestamps(), lambda t: t.microsecond == 999_000)
+
+
+@SOME
+@given(rs.free_texts(min_size=2, max_size=9))
+def test_free_texts_are_scalar_values_within_bounds(text: str) -> None:
+    assert 2 <= len(text) <= 9
+    text.encode("utf-8")  # raises on a lone surrogate
+
+
+@pytest.mark.parametrize(
+    "wanted",
+    ["\x00", "\U0010ffff", "e\u0301", TRUNCATION_MARKER, "null", "\u202e"],
+    ids=["nul", "max-scalar", "combining", "marker", "null-text", "rtl-override"],
+)
+def test_free_texts_reach_the_traps(wanted: str) -> None:
+    _find(rs.free_texts(), lambda t: wanted in t)
+
+
+@pytest.mark.parametrize("limit", [14, 20, 64, MESSAGE_LIMIT])
+def test_truncated_texts_fit_and_are_what_a_producer_writes(limit: int) -> None:
+    @settings(max_examples=60, deadline=None, database=None)
+    @given(rs.truncated_texts(limit=limit))
+    def check(text: str) -> None:
+        size = len(text.encode("utf-8"))
+        assert size <= limit
+        assert truncate_utf8(text, limit) == text  # C1: at or under the limit: unchanged
+
+    check()
+
+
+def test_truncated_texts_put_multibyte_characters_at_the_cut() -> None:
+    def multibyte_before_marker(text: object) -> bool:
+        assert isinstance(text, str)
+        body = text.removesuffix(TRUNCATION_MARKER)
+        return (body != text and len(text.encode()) == 64 and len(body) > 0
+                and len(body[-1].encode()) == 4)  # fmt: skip
+
+    def dropped_at_cut(text: object) -> bool:
+        assert isinstance(text, str)
+        return text.endswith(TRUNCATION_MARKER) and len(text.encode()) < 64
+
+    _find(rs.truncated_texts(limit=64), multibyte_before_marker)
+    _find(rs.truncated_texts(limit=64), dropped_at_cut)
+    _find(rs.truncated_texts(limit=64),
+          lambda t: len(t.encode()) == 64 and not t.endswith(TRUNCATION_MARKER))  # fmt: skip
+    _find(rs.truncated_texts(limit=64),
+          lambda t: t.endswith(TRUNCATION_MARKER) and len(t.encode()) < 40)  # fmt: skip
+
+
+@SOME
+@given(rs.header_maps(max_size=4))
+def test_header_maps_are_flat_string_maps(headers: dict[str, str]) -> None:
+    assert len(headers) <= 4
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items())
+
+
+def test_header_maps_reach_the_traps() -> None:
+    _find(rs.header_maps(), lambda h: h == {})
+    _find(rs.header_maps(), lambda h: {"A", "a"} <= set(h))
+    _find(rs.header_maps(), lambda h: "" in h)
+    _find(rs.header_maps(), lambda h: any(k.startswith("rdq.") for k in h))
+
+
+@SOME
+@given(rs.payloads(max_size=10))
+def test_payloads_respect_max_size(payload: bytes) -> None:
+    assert isinstance(payload, bytes) and len(payload) <= 10
+
+
+def test_payloads_reach_empty_and_all_bytes() -> None:
+    _find(rs.payloads(), lambda p: p == b"")
+    _find(rs.payloads(), lambda p: p == bytes(range(256)))
+
+
+def _leaves(value: object) -> list[object]:
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    if isinstance(value, dict):
+        assert all(isinstance(k, str) for k in value)
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    return [value]
+
+
+@SOME
+@given(rs.json_values(max_leaves=5))
+def test_json_values_are_plain_json_within_c5(value: object) -> None:
+    for leaf in _leaves(value):
+        assert leaf is None or type(leaf) in (bool, int, float, str)
+        if type(leaf) is int:
+            assert INT64_MIN <= leaf <= INT64_MAX
+        if type(leaf) is float:
+            assert math.isfinite(leaf)
+
+
+@pytest.mark.parametrize(
+    "wanted",
+    [INT64_MIN, INT64_MAX, 2**53 + 1, 5e-324, 1e308, 0.1],
+    ids=["int64-min", "int64-max", "2^53+1", "min-subnormal", "1e308", "0.1"],
+)
+def test_json_values_reach_the_number_edges(wanted: float) -> None:
+    _find(rs.json_values(), lambda v: any(type(x) is type(wanted) and x == wanted
+                                          for x in _leaves(v)))  # fmt: skip
+
+
+def test_json_values_reach_negative_zero_and_integral_floats() -> None:
+    _find(rs.json_values(), lambda v: any(type(x) is float and x == 0 and math.copysign(1, x) < 0
+                                          for x in _leaves(v)))  # fmt: skip
+    _find(rs.json_values(), lambda v: any(type(x) is float and x == 1.0 for x in _leaves(v)))
+
+
+@SOME
+@given(rs.unknown_field_maps(forbidden_keys=ENVELOPE_FIELDS))
+def test_unknown_field_maps_never_use_forbidden_keys(fields: dict[str, object]) -> None:
+    assert not set(fields) & set(ENVELOPE_FIELDS)
+
+
+@pytest.mark.parametrize("key", ["", "__proto__", "$set", "a.b", "payload_ref", "attempt_no"])
+def test_unknown_field_maps_reach_trap_keys(key: str) -> None:
+    _find(rs.unknown_field_maps(forbidden_keys=ENVELOPE_FIELDS), lambda m: key in m)
+
+
+# ---------------------------------------------------------------- arguments
+
+
+NAIVE = datetime(2020, 1, 1)
+PLUS_ONE = datetime(2020, 1, 1, tzinfo=timezone(timedelta(hours=1)))
+
+BAD_CALLS: dict[str, Callable[[], object]] = {
+    "names-min-0": lambda: rs.names(min_size=0),
+    "names-max-241": lambda: rs.names(max_size=241),
+    "names-min-gt-max": lambda: rs.names(min_size=5, max_size=4),
+    "names-float": lambda: rs.names(max_size=3.0),  # type: ignore[arg-type]
+    "free-texts-negative": lambda: rs.free_texts(max_size=-1),
+    "free-texts-min-gt-max": lambda: rs.free_texts(min_size=3, max_size=2),
+    "truncated-below-marker": lambda: rs.truncated_texts(limit=13),
+    "truncated-bool": lambda: rs.truncated_texts(limit=True),
+    "timestamps-naive": lambda: rs.timestamps(min_value=NAIVE),
+    "timestamps-offset": lambda: rs.timestamps(max_value=PLUS_ONE),
+    "timestamps-microseconds": lambda: rs.timestamps(
+        min_value=datetime(2020, 1, 1, 0, 0, 0, 1, tzinfo=UTC)
+    ),
+    "timestamps-before-1970": lambda: rs.timestamps(
+        min_value=datetime(1969, 12, 31, tzinfo=UTC)
+    ),
+    "timestamps-min-gt-max": lambda: rs.timestamps(min_value=LAST, max_value=EPOCH),
+    "payloads-negative": lambda: rs.payloads(max_size=-1),
+    "header-maps-negative": lambda: rs.header_maps(max_size=-1),
+    "json-values-no-leaves": lambda: rs.json_values(max_leaves=0),
+    "unknown-forbidden-str": lambda: rs.unknown_field_maps(forbidden_keys="id"),
+    "unknown-forbidden-ints": lambda: rs.unknown_field_maps(forbidden_keys=[1]),  # type: ignore[list-item]
+    "unknown-max-size": lambda: rs.unknown_field_maps(forbidden_keys=(), max_size=-1),
+    "errors-text-size": lambda: rs.errors(max_text_size=-1),
+    "errors-flag": lambda: rs.errors(lease_expired=1),  # type: ignore[arg-type]
+    "attempts-no-outcomes": lambda: rs.attempts(outcomes=[]),
+    "attempts-string-outcome": lambda: rs.attempts(outcomes=["SUCCESS"]),  # type: ignore[list-item]
+    "envelopes-no-versions": lambda: rs.envelopes(envelope_versions=()),
+    "envelopes-negative-version": lambda: rs.envelopes(envelope_versions=(-1,)),
+    "envelopes-version-over-int32": lambda: rs.envelopes(envelope_versions=(2**31,)),
+    "envelopes-bool-version": lambda: rs.envelopes(envelope_versions=(True,)),
+    "envelopes-attempts-min-gt-max": lambda: rs.envelopes(min_attempts=3, max_attempts=2),
+    "envelopes-too-many-attempts": lambda: rs.envelopes(max_attempts=65),
+    "envelopes-payload-negative": lambda: rs.envelopes(max_payload_size=-1),
+    "envelopes-payload-too-big": lambda: rs.envelopes(max_payload_size=10**6),
+    "envelopes-unknown-fields-str": lambda: rs.envelopes(unknown_fields="yes"),  # type: ignore[arg-type]
+    "other-versions-exclude-str": lambda: rs.envelopes_of_other_versions(exclude="1"),  # type: ignore[arg-type]
+    "other-versions-exclude-float": lambda: rs.envelopes_of_other_versions(exclude=[1.0]),  # type: ignore[list-item]
+}
+
+
+@pytest.mark.parametrize("call", BAD_CALLS.values(), ids=BAD_CALLS.keys())
+def test_bad_arguments_fail_at_definition_time(call: Callable[[], object]) -> None:
+    # Calling the strategy function must raise; no draw happens here.
+    with pytest.raises(InvalidArgument):
+        call()
+
+
+def test_public_surface() -> None:
+    assert sorted(rs.__all__) == sorted(
+        ["attempts", "envelopes", "envelopes_of_other_versions", "errors", "free_texts",
+         "header_maps", "ids", "json_values", "names", "payloads", "timestamps",
+         "truncated_texts", "unknown_field_maps"]
+    )  # fmt: skip
+    for name in rs.__all__:
+        assert getattr(rs, name).__doc__, f"{name} has no docstring"

@@ -1,0 +1,253 @@
+"""The kit proves itself on the mutant zoo (issue 5 §1-3).
+
+- every mutant comes out non-compliant, with its declared requirement(s) failed;
+- every correct variant comes out compliant (zero false alarms);
+- every fault ends in bounded time, non-compliant, with the fault named in a failure
+  message and no traceback of the kit's own machinery (see
+  ``_harness.kit_traceback_problems`` for the exact rule);
+- every MUST requirement of the registry is the declared catcher of a mutant and
+  really fails on it.
+
+The kit runs in child processes, one per batch of entries (``--rdq-plugin``
+repeated); a batch runs only the entries selected in this session, so
+``-k header_keys_casefold`` costs one small kit run.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from rdq_compliance._requirements import REQUIREMENTS, Level, get_requirement
+
+from . import gen_matrix
+from ._entries import Entry, Kind, Via
+from ._harness import KitResult, kit_traceback_problems, run_kit
+from .zoo import ENTRIES
+
+pytestmark = pytest.mark.zoo
+
+MUTANTS = [e for e in ENTRIES if e.kind is Kind.MUTANT]
+CORRECT = [e for e in ENTRIES if e.kind is Kind.CORRECT]
+FAULTS = [e for e in ENTRIES if e.kind is Kind.FAULT]
+CLI = [e for e in ENTRIES if e.cli]
+BATCHES = sorted({e.batch for e in ENTRIES})
+MUST = sorted(r.id for r in REQUIREMENTS if r.level is Level.MUST and not r.retired)
+
+BATCH_EXTRA = {"fault-adapter": ("--rdq-timeout=0.5",)}
+"""Faults that hang must cost half a second, not the default ten."""
+FULL = os.environ.get("RDQ_ZOO_FULL") == "1"
+"""RDQ_ZOO_FULL=1: run every kit test on every entry (slow; what gen_matrix --measure does).
+By default a mutant is tested on its declared requirements only and a fault on
+_entries.FAULT_FOCUS; correct variants always run everything."""
+RUN_TIMEOUT = 900.0
+"""Wall clock per kit run: generous (shared 2-core machine); a hung kit still ends."""
+
+
+class Zoo:
+    """Kit runs of this session, made on first use and shared by the tests."""
+
+    def __init__(self, selected: set[str]) -> None:
+        self.selected = selected
+        self.runs: dict[str, KitResult] = {}
+
+    def batch(self, name: str) -> KitResult:
+        if name not in self.runs:
+            entries = [e for e in ENTRIES if e.batch == name and e.id in self.selected]
+            assert entries, f"batch {name!r} has no selected entry"
+            focus = None if FULL else {e.label: e.focus for e in entries if e.focus}
+            self.runs[name] = run_kit([f"--rdq-plugin={e.label}" for e in entries],
+                                      extra=BATCH_EXTRA.get(name, ()), timeout=RUN_TIMEOUT,
+                                      focus=focus)
+        return self.runs[name]
+
+    def of(self, entry: Entry) -> KitResult:
+        return self.batch(entry.batch)
+
+    def cli(self, entry: Entry) -> KitResult:
+        key = f"cli:{entry.id}"
+        if key not in self.runs:
+            extra = []
+            if entry.bridge_timeout < 10:
+                extra = [f"--rdq-timeout={entry.bridge_timeout}",
+                         f"--rdq-option=timeout={entry.bridge_timeout}"]
+            self.runs[key] = run_kit(
+                ["--rdq-plugin=stdio", f"--rdq-testee={entry.testee_command}"],
+                extra=extra, timeout=RUN_TIMEOUT,
+                focus=None if FULL or not entry.focus else {"stdio": entry.focus},
+            )
+        return self.runs[key]
+
+
+def _entry_params(item: pytest.Item) -> list[Entry]:
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return []
+    return [v for v in callspec.params.values() if isinstance(v, Entry)]
+
+
+@pytest.fixture(scope="session")
+def zoo(request: pytest.FixtureRequest) -> Zoo:
+    selected = {e.id for item in request.session.items for e in _entry_params(item)}
+    if any(item.name == "test_every_must_requirement_can_fail" for item in request.session.items):
+        selected |= {e.id for e in MUTANTS}
+    return Zoo(selected)
+
+
+def _ids(entries: list[Entry]) -> list[str]:
+    return [e.id for e in entries]
+
+
+def _ran(res: KitResult, label: str) -> dict[str, str]:
+    assert res.returncode is not None, res.describe()
+    assert res.report is not None, res.describe()
+    plugin = res.plugin(label)
+    assert plugin["unavailable"] is None, f"{label}: {plugin['unavailable']}\n{res.describe()}"
+    return res.statuses(label)
+
+
+def _summary(res: KitResult, label: str) -> str:
+    st = res.statuses(label)
+    bad = {rid: s for rid, s in st.items() if s not in ("passed", "not-applicable")}
+    firsts = [f"{r['id']}: {(r['first_failure'] or '').splitlines()[:3]}"
+              for r in res.plugin(label)["requirements"] if r["first_failure"]]
+    return f"non-passing: {bad}\nfirst failures:\n  " + "\n  ".join(firsts[:8])
+
+
+def _check_mutant(entry: Entry, res: KitResult, label: str) -> None:
+    _ran(res, label)
+    verdict = res.verdict(label)
+    assert verdict == "non-compliant", (
+        f"MISSED DEFECT {entry.id}: {entry.defect} ({entry.system}) — verdict {verdict!r}; "
+        f"expected {', '.join(entry.catches)} to fail\n{_summary(res, label)}"
+    )
+    missing = sorted(set(entry.catches) - res.failed(label))
+    assert not missing, (
+        f"{entry.id}: {entry.defect} ({entry.system}) is caught, but not by {missing} "
+        f"as declared\n{_summary(res, label)}"
+    )
+
+
+def _check_correct(entry: Entry, res: KitResult, label: str) -> None:
+    _ran(res, label)
+    verdict = res.verdict(label)
+    assert verdict == "compliant", (
+        f"FALSE ALARM {entry.id}: {entry.defect} is allowed by the spec, verdict {verdict!r}\n"
+        f"{_summary(res, label)}"
+    )
+
+
+def _check_fault(entry: Entry, res: KitResult, label: str) -> None:
+    _ran(res, label)
+    verdict = res.verdict(label)
+    assert verdict == "non-compliant", (
+        f"{entry.id}: {entry.defect} — verdict {verdict!r}\n{_summary(res, label)}"
+    )
+    messages = "\n".join(res.messages(label)).lower()
+    assert any(t.lower() in messages for t in entry.fault_text), (
+        f"{entry.id}: no failure message names the fault ({entry.defect}); looked for "
+        f"{entry.fault_text}\n{_summary(res, label)}"
+    )
+    problems = res.kit_tracebacks(label)
+    assert not problems, (
+        f"{entry.id}: the kit shows its own traceback:\n  " + "\n  ".join(problems[:15])
+    )
+
+
+_CHECK = {Kind.MUTANT: _check_mutant, Kind.CORRECT: _check_correct, Kind.FAULT: _check_fault}
+
+
+@pytest.mark.parametrize("entry", MUTANTS, ids=_ids(MUTANTS))
+def test_mutant_is_caught(zoo: Zoo, entry: Entry) -> None:
+    res = zoo.of(entry)
+    _check_mutant(entry, res, entry.label)
+
+
+@pytest.mark.parametrize("entry", CORRECT, ids=_ids(CORRECT))
+def test_correct_variant_is_compliant(zoo: Zoo, entry: Entry) -> None:
+    res = zoo.of(entry)
+    _check_correct(entry, res, entry.label)
+
+
+@pytest.mark.parametrize("entry", FAULTS, ids=_ids(FAULTS))
+def test_fault_ends_named_without_kit_traceback(zoo: Zoo, entry: Entry) -> None:
+    res = zoo.of(entry)
+    _check_fault(entry, res, entry.label)
+
+
+@pytest.mark.parametrize("entry", CLI, ids=_ids(CLI))
+def test_through_stdio_cli(zoo: Zoo, entry: Entry) -> None:
+    """The same verdicts through the user-facing `--rdq-plugin=stdio --rdq-testee CMD`."""
+    res = zoo.cli(entry)
+    _CHECK[entry.kind](entry, res, "stdio")
+
+
+def test_every_must_requirement_can_fail(zoo: Zoo) -> None:
+    """Each MUST requirement is the declared catcher of a mutant and fails on it."""
+    declared = {rid for e in MUTANTS for rid in e.catches}
+    assert not sorted(set(MUST) - declared), "MUST requirements no mutant is declared to hit"
+    never_failed = []
+    for rid in MUST:
+        hunters = [e for e in MUTANTS if rid in e.catches]
+        if not any(rid in zoo.of(e).failed(e.label) for e in hunters):
+            never_failed.append(f"{rid} (declared by {', '.join(_ids(hunters))})")
+    assert not never_failed, "MUST requirements that no mutant made fail: " + "; ".join(
+        never_failed)
+
+
+def test_zoo_declarations() -> None:
+    ids = [e.id for e in ENTRIES]
+    assert len(ids) == len(set(ids))
+    assert len(MUTANTS) >= 40
+    assert sum(e.via is Via.TESTEE for e in MUTANTS) >= 8
+    for e in ENTRIES:
+        for rid in e.catches:
+            get_requirement(rid)  # KeyError names the known ids
+        assert e.system and e.defect, e.id
+        assert bool(e.catches) == (e.kind is Kind.MUTANT), e.id
+        assert bool(e.fault_text) == (e.kind is Kind.FAULT), e.id
+        assert e.cli is False or e.via is Via.TESTEE, e.id
+
+
+def test_matrix_doc_is_current() -> None:
+    problem = gen_matrix.check()
+    assert problem is None, problem
+
+
+@pytest.mark.parametrize("batch", BATCHES)
+def test_batch_output_has_no_kit_traceback(zoo: Zoo, batch: str) -> None:
+    entries = [e for e in ENTRIES if e.batch == batch and e.id in zoo.selected]
+    if not entries:
+        pytest.skip(f"no entry of batch {batch!r} selected in this session")
+    res = zoo.batch(batch)
+    problems = res.kit_tracebacks()
+    assert not problems, f"batch {batch}: the kit shows its own traceback:\n  " + "\n  ".join(
+        problems[:20])
+
+
+# -- the traceback rule itself can fail ------------------------------------------------------
+
+def test_traceback_rule_flags_kit_frames_and_internal_errors() -> None:
+    from ._harness import KIT_DIR, PLUGIN_DIR
+
+    kit, plugin = str(KIT_DIR), str(PLUGIN_DIR)
+    good = "\n".join([
+        "_____ test_roundtrip[x] _____",
+        f"{kit}/suites/test_roundtrip.py:40: in test_roundtrip",
+        "E   CheckFailed: RDQ-RT-001 ...",
+        "    Traceback (most recent call last):",
+        f'      File "{plugin}/zoo.py", line 10, in write',
+        f'      File "{kit}/envelope/_codec.py", line 5, in to_json',
+        "    RuntimeError: boom",
+    ])
+    assert kit_traceback_problems(good) == []
+    bad_frame = good.replace(f"{kit}/suites/test_roundtrip.py:40:", f"{kit}/_pytest/_guard.py:99:")
+    assert len(kit_traceback_problems(bad_frame)) == 1
+    bad_py = good.replace(f'File "{plugin}/zoo.py"', f'File "{kit}/storage/_stdio.py"')
+    assert len(kit_traceback_problems(bad_py)) == 2  # the bridge frame and the codec after it
+    assert kit_traceback_problems("INTERNALERROR> Traceback") != []
+    assert kit_traceback_problems("Exception in thread Thread-3:") != []
+    other = good.replace("test_roundtrip[x]", "test_roundtrip[y]")
+    assert kit_traceback_problems(bad_frame, only_sections=["[y]"]) == []
+    assert kit_traceback_problems(other, only_sections=["[y]"]) == []

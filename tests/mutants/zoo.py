@@ -1,0 +1,1068 @@
+"""The mutant zoo: defective, correct-but-unusual and broken storage plugins.
+
+Every entry is a plugin the kit can load: ``--rdq-plugin=tests.mutants.zoo:<id>``.
+A *mutant* carries one real-world storage defect (``system`` says where it comes
+from) and names the requirement(s) that must catch it; a *correct* variant differs
+from the base only in ways the spec allows and must come out compliant; a *fault*
+is a plugin that raises, hangs, crashes or talks garbage, which must end in bounded
+time as a named failure. ``tests/mutants/test_zoo.py`` proves all of that and
+``python -m tests.mutants.gen_matrix`` publishes the table in docs/mutants.md.
+
+Python adapters bend ``_adapter.DocStorage`` (a correct JSON-document store);
+testees are ``tests/mutants/testee.py --defect/--variant NAME`` behind the kit's
+stdio bridge.
+"""
+
+from __future__ import annotations
+
+import atexit
+import base64
+import hashlib
+import json
+import shutil
+import struct
+import tempfile
+import threading
+import unicodedata
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from rdq_compliance import (
+    TRUNCATION_MARKER,
+    Envelope,
+    ErrorCode,
+    StorageError,
+    encode,
+    hookimpl,
+)
+
+from ._adapter import (
+    ATTEMPT_FIELDS,
+    ENVELOPE_FIELDS,
+    ERROR_FIELDS,
+    DocStorage,
+    Obj,
+    cut_utf8,
+    dumps,
+    format_ts,
+    map_json_numbers,
+    map_model_timestamps,
+    map_strings,
+    map_timestamps,
+    parse_ts,
+    unknown_containers,
+    walk_docs,
+)
+from ._entries import Entry, Kind, Via
+
+__all__ = ["ENTRIES", "by_id"]
+
+ENTRIES: list[Entry] = []
+_PLUGINS: dict[str, object] = {}
+
+M, R, T = "RDQ-", "RDQ-RT-", "RDQ-TR-"
+
+
+# -- plugin objects -----------------------------------------------------------------------
+
+
+class AdapterPlugin:
+    """The pluggy plugin object of a Python adapter entry."""
+
+    def __init__(self, entry: Entry, factory: Callable[[str], Any]) -> None:
+        self.entry = entry
+        self.factory = factory
+
+    @hookimpl
+    def rdq_storage_open(self, options: Mapping[str, str]) -> Any:
+        return self.factory(self.entry.id)
+
+
+class TesteePlugin:
+    """The pluggy plugin object of a testee entry: the kit's own stdio bridge, pointed
+    at ``testee.py`` with this entry's arguments and its own state directory (so many
+    testees can share one kit run, each under its own label)."""
+
+    def __init__(self, entry: Entry) -> None:
+        self.entry = entry
+        self._state_dir: str | None = None
+        self._lock = threading.Lock()
+
+    def state_dir(self) -> str:
+        with self._lock:  # the same directory on every reopen: the C15 restart check
+            if self._state_dir is None:
+                self._state_dir = tempfile.mkdtemp(prefix=f"rdq-zoo-{self.entry.id}-")
+                atexit.register(shutil.rmtree, self._state_dir, ignore_errors=True)
+            return self._state_dir
+
+    @hookimpl
+    def rdq_storage_open(self, options: Mapping[str, str]) -> Any:
+        from rdq_compliance.storage import _stdio  # the bridge under test (kit-internal)
+
+        resolved = {s.name: s.default or "" for s in _stdio.rdq_storage_options()}
+        resolved.update(
+            command=self.entry.testee_command,
+            timeout=str(self.entry.bridge_timeout),
+            state_dir=self.state_dir(),
+        )
+        return _stdio.rdq_storage_open(resolved)
+
+
+def _add(entry: Entry, plugin: object) -> None:
+    if entry.id in _PLUGINS or not entry.id.isidentifier():
+        raise ValueError(f"zoo entry id={entry.id!r} is a duplicate or not an identifier")
+    ENTRIES.append(entry)
+    _PLUGINS[entry.id] = plugin
+    globals()[entry.id] = plugin  # --rdq-plugin=tests.mutants.zoo:<id>
+
+
+def adapter(
+    id: str, kind: Kind, system: str, defect: str, catches: tuple[str, ...] = (), **kw: Any
+) -> Callable[[type[DocStorage]], type[DocStorage]]:
+    """Class decorator: register a DocStorage subclass as a zoo entry."""
+
+    def register(cls: type[DocStorage]) -> type[DocStorage]:
+        entry = Entry(id, kind, Via.ADAPTER, system, defect, catches, **kw)
+        _add(entry, AdapterPlugin(entry, cls))
+        return cls
+
+    return register
+
+
+def mutant(id: str, system: str, defect: str, *catches: str, **kw: Any) -> Any:
+    return adapter(id, Kind.MUTANT, system, defect, catches, **kw)
+
+
+def testee(id: str, kind: Kind, system: str, defect: str, args: tuple[str, ...],
+           catches: tuple[str, ...] = (), **kw: Any) -> None:
+    entry = Entry(id, kind, Via.TESTEE, system, defect, catches, testee_args=args, **kw)
+    _add(entry, TesteePlugin(entry))
+
+
+def by_id(id: str) -> Entry:
+    for e in ENTRIES:
+        if e.id == id:
+            return e
+    raise KeyError(id)
+
+
+def _clamp(fn: Callable[[datetime], datetime]) -> Callable[[datetime], datetime]:
+    """Rounding up past 9999-12-31 overflows datetime: such a store keeps the maximum."""
+
+    def safe(dt: datetime) -> datetime:
+        try:
+            return fn(dt)
+        except OverflowError:
+            return datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=UTC)
+
+    return safe
+
+
+def _ts_map(fn: Callable[[datetime], datetime]) -> Callable[[Obj], Obj]:
+    def on_doc(doc: Obj) -> Obj:
+        return map_timestamps(doc, lambda t: format_ts(_clamp(fn)(parse_ts(t))))
+
+    return on_doc
+
+
+# =========================================================================================
+# Mutants: Python adapters
+# =========================================================================================
+
+# -- timestamps (C3) ---------------------------------------------------------------------
+
+
+@mutant("mysql_datetime_no_fsp", "MySQL/MariaDB DATETIME column without fractional seconds",
+        "cuts the milliseconds off every timestamp", R + "007", M + "GOLD-001")
+class MysqlDatetimeNoFsp(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return _ts_map(lambda d: d.replace(microsecond=0))(doc)
+
+
+@mutant("mysql_fsp_rounding", "MySQL >= 5.6.4 inserting into DATETIME(0): rounds, not cuts",
+        "rounds every timestamp to the nearest second", R + "007")
+class MysqlFspRounding(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return _ts_map(lambda d: (d + timedelta(milliseconds=500)).replace(microsecond=0))(doc)
+
+
+@mutant("sqlserver_datetime", "SQL Server `datetime` type (1/300 s ticks: .000/.003/.007)",
+        "rounds milliseconds to the 1/300 s grid", R + "007")
+class SqlServerDatetime(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        def tick(d: datetime) -> datetime:
+            ms = d.microsecond // 1000
+            ticks = round(ms * 300 / 1000)
+            return d.replace(microsecond=0) + timedelta(milliseconds=round(ticks * 1000 / 300))
+
+        return _ts_map(tick)(doc)
+
+
+@mutant("sqlite_julianday", "SQLite julianday() REAL column (float days since 4713 BC)",
+        "returns timestamps with sub-millisecond float noise", R + "007")
+class SqliteJulianday(DocStorage):
+    def on_model(self, env: Envelope) -> Any:
+        def julian(d: datetime) -> datetime:
+            jd = d.timestamp() / 86400 + 2440587.5
+            try:
+                return datetime.fromtimestamp((jd - 2440587.5) * 86400, UTC)
+            except (OverflowError, ValueError, OSError):
+                return d
+
+        return map_model_timestamps(env, julian)
+
+
+@mutant("local_tz_shift", "naive DATETIME written in local time (UTC-3) and read as UTC",
+        "shifts every timestamp by three hours", R + "001", R + "007")
+class LocalTzShift(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return _ts_map(lambda d: d - timedelta(hours=3))(doc)
+
+
+@mutant("mysql_timestamp_y2038", "MySQL TIMESTAMP column (32-bit epoch seconds)",
+        "clamps instants after 2038-01-19T03:14:07Z", R + "007")
+class MysqlTimestampY2038(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        limit = datetime(2038, 1, 19, 3, 14, 7, tzinfo=UTC)
+        return _ts_map(lambda d: min(d, limit))(doc)
+
+
+@mutant("max_instant_clamp", "a '9999-12-31 23:59:59' end-of-time sentinel (Java/ORM code)",
+        "clamps the last second of year 9999 to 23:59:59.000", R + "007")
+class MaxInstantClamp(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        limit = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
+        return _ts_map(lambda d: min(d, limit))(doc)
+
+
+@mutant("pymysql_naive_datetime", "PyMySQL/sqlite3 return naive datetime objects",
+        "returns timestamps without tzinfo", R + "004")
+class PymysqlNaiveDatetime(DocStorage):
+    def on_model(self, env: Envelope) -> Any:
+        return map_model_timestamps(env, lambda d: d.replace(tzinfo=None))
+
+
+# -- free-text strings (C4) ----------------------------------------------------------------
+
+
+@mutant("mysql_utf8mb3", "MySQL `utf8` (3-byte utf8mb3) column, non-strict sql_mode",
+        "replaces astral-plane characters with '?'", R + "006")
+class MysqlUtf8mb3(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return map_strings(doc, lambda s: "".join("?" if ord(c) > 0xFFFF else c for c in s))
+
+
+@mutant("postgres_text_nul", "PostgreSQL text/jsonb cannot hold U+0000; the driver strips it",
+        "drops U+0000 from every string", R + "006")
+class PostgresTextNul(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return map_strings(doc, lambda s: s.replace("\x00", ""))
+
+
+@mutant("char_pad_space", "CHAR(n)/PAD SPACE collations (MySQL, SQL Server, Oracle CHAR)",
+        "strips trailing spaces from every string", R + "006")
+class CharPadSpace(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return map_strings(doc, lambda s: s.rstrip(" "))
+
+
+@mutant("nfc_normalization", "macOS file names / Java Normalizer / some ORMs normalize to NFC",
+        "normalizes every string to Unicode NFC", R + "006")
+class NfcNormalization(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return map_strings(doc, lambda s: unicodedata.normalize("NFC", s))
+
+
+@mutant("latin1_mojibake", "MySQL latin1 connection charset over a utf8mb4 table",
+        "double-encodes non-ASCII text (é becomes Ã©)", R + "006")
+class Latin1Mojibake(DocStorage):
+    def on_read(self, doc: Obj) -> Obj:
+        return map_strings(doc, lambda s: s.encode("utf-8").decode("latin-1"))
+
+
+@mutant("crlf_to_lf", "text-mode I/O and line-ending normalization (Windows, HTTP forms)",
+        "turns CR LF into LF in every string", R + "006")
+class CrlfToLf(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return map_strings(doc, lambda s: s.replace("\r\n", "\n"))
+
+
+# -- numbers in unknown fields and detail (C5) ----------------------------------------------
+
+
+@mutant("int64_as_double", "MongoDB via the JS driver, JSON.parse in any JavaScript plugin",
+        "turns integers beyond 2^53 into doubles", M + "UF-005")
+class Int64AsDouble(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return map_json_numbers(doc, lambda n: float(n) if isinstance(n, int) and abs(n) > 2**53
+                                else n)
+
+
+@mutant("js_number_precision", "JavaScript Number: integers rounded to 53-bit precision",
+        "rounds integers beyond 2^53 to the nearest double value", M + "UF-005")
+class JsNumberPrecision(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return map_json_numbers(
+            doc, lambda n: int(float(n)) if isinstance(n, int) and abs(n) > 2**53 else n
+        )
+
+
+@mutant("float_15_digits", "doubles printed with 15 significant digits (MySQL FLOAT text, "
+        "PHP precision=14)", "loses the last digits of doubles", M + "UF-005")
+class Float15Digits(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return map_json_numbers(doc, lambda n: float(f"{n:.15g}") if isinstance(n, float) else n)
+
+
+@mutant("mysql_float_single", "MySQL/SQL FLOAT or REAL (4-byte single precision) column",
+        "stores doubles as 32-bit floats", M + "UF-005")
+class MysqlFloatSingle(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        def single(n: int | float) -> int | float:
+            if not isinstance(n, float):
+                return n
+            try:
+                return float(struct.unpack("f", struct.pack("f", n))[0])
+            except OverflowError:
+                return n
+
+        return map_json_numbers(doc, single)
+
+
+@mutant("mysql_boolean_tinyint", "MySQL BOOLEAN = TINYINT(1) in a decomposed unknown-field table",
+        "turns true/false inside unknown fields into 1/0", M + "UF-001")
+class MysqlBooleanTinyint(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        def tiny(v: Any) -> Any:
+            if isinstance(v, bool):
+                return int(v)
+            if isinstance(v, dict):
+                return {k: tiny(x) for k, x in v.items()}
+            if isinstance(v, list):
+                return [tiny(x) for x in v]
+            return v
+
+        for obj, key in list(unknown_containers(doc)):
+            obj[key] = tiny(obj[key])
+        return doc
+
+
+@mutant("known_int_as_float", "SQLite REAL / JavaScript numbers for counters",
+        "returns attempt_count and redrive_count as float", R + "004")
+class KnownIntAsFloat(DocStorage):
+    def on_model(self, env: Envelope) -> Any:
+        return replace(env, attempt_count=float(env.attempt_count),
+                       redrive_count=float(env.redrive_count))
+
+
+# -- ids, payload (C6, C7) -----------------------------------------------------------------
+
+
+@mutant("id_lowercase", "a case-insensitive id column that normalizes to lower case",
+        "returns the id in lower case", R + "004")
+class IdLowercase(DocStorage):
+    def key(self, id: str) -> str:
+        return id.lower()
+
+    def on_write(self, doc: Obj) -> Obj:
+        doc["id"] = doc["id"].lower()
+        return doc
+
+
+@mutant("empty_payload_null", "Oracle/ORMs storing an empty BLOB as NULL",
+        "reads the empty payload back as None", R + "008")
+class EmptyPayloadNull(DocStorage):
+    def on_model(self, env: Envelope) -> Any:
+        return replace(env, payload=None) if env.payload == b"" else env
+
+
+@mutant("payload_base64url", "payload kept as URL-safe base64, decoded with the standard "
+        "alphabet (non-validating decoder)", "mangles payload bytes that encode to + or /",
+        R + "008")
+class PayloadBase64Url(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        doc["payload"] = base64.urlsafe_b64encode(base64.b64decode(doc["payload"])).decode()
+        return doc
+
+    def on_read(self, doc: Obj) -> Obj:
+        raw = base64.b64decode(doc["payload"] + "==", validate=False)  # drops - and _
+        doc["payload"] = base64.b64encode(raw).decode()
+        return doc
+
+
+@mutant("payload_as_text", "payload in a TEXT column instead of BLOB/bytea",
+        "replaces invalid UTF-8 in the payload with U+FFFD", R + "008")
+class PayloadAsText(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        raw = base64.b64decode(doc["payload"]).decode("utf-8", "replace").encode("utf-8")
+        doc["payload"] = base64.b64encode(raw).decode()
+        return doc
+
+
+@mutant("payload_nul_trimmed", "C-string handling of BINARY(n) padding (rstrip of 0x00)",
+        "drops trailing zero bytes of the payload", R + "008")
+class PayloadNulTrimmed(DocStorage):
+    def on_model(self, env: Envelope) -> Any:
+        return replace(env, payload=env.payload.rstrip(b"\x00"))
+
+
+@mutant("psycopg_memoryview", "psycopg returns bytea as memoryview",
+        "returns the payload as memoryview instead of bytes", R + "004")
+class PsycopgMemoryview(DocStorage):
+    def on_model(self, env: Envelope) -> Any:
+        return replace(env, payload=memoryview(env.payload))
+
+
+# -- headers (C8) ---------------------------------------------------------------------------
+
+
+@mutant("header_keys_casefold", "case-insensitive collation / HTTP-style header maps",
+        "lower-cases header keys (so 'A' and 'a' collide)", R + "009")
+class HeaderKeysCasefold(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        doc["headers"] = {k.lower(): v for k, v in doc["headers"].items()}
+        return doc
+
+
+@mutant("header_empty_key_dropped", "HTTP/form-style header libraries reject empty names",
+        "drops the header with the empty key", R + "009")
+class HeaderEmptyKeyDropped(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        doc["headers"] = {k: v for k, v in doc["headers"].items() if k != ""}
+        return doc
+
+
+@mutant("headers_empty_map_null", "Go nil map / ORM hstore: the empty map comes back as NULL",
+        "returns None for an empty header map", R + "009")
+class HeadersEmptyMapNull(DocStorage):
+    def on_model(self, env: Envelope) -> Any:
+        return replace(env, headers=None) if not env.headers else env
+
+
+@mutant("mongodb_dotted_keys", "MongoDB < 5.0 rejects field names containing '.' or "
+        "starting with '$'", "refuses envelopes with dotted keys (rdq.source!)", R + "009")
+class MongodbDottedKeys(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        def bad(v: Any) -> bool:
+            if isinstance(v, dict):
+                return any("." in k or k.startswith("$") or bad(x) for k, x in v.items())
+            if isinstance(v, list):
+                return any(bad(x) for x in v)
+            return False
+
+        if bad(doc["headers"]) or any(bad({k: obj[k]}) for obj, k in unknown_containers(doc)):
+            raise StorageError(ErrorCode.INVALID_ENVELOPE, "field names must not contain '.'")
+        return doc
+
+
+# -- null, empty, absent (C9) ----------------------------------------------------------------
+
+
+def _empty_to_null(v: Any) -> Any:
+    if v == "":
+        return None
+    if isinstance(v, dict):
+        return {k: _empty_to_null(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_empty_to_null(x) for x in v]
+    return v
+
+
+@mutant("oracle_empty_string_null", "Oracle: '' IS NULL in VARCHAR2 columns",
+        'stores "" as null (handler_version, stack, unknown fields)', R + "010")
+class OracleEmptyStringNull(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        if doc.get("handler_version") == "":
+            doc["handler_version"] = None
+        for obj, known in walk_docs(doc):
+            if known is ERROR_FIELDS and obj.get("stack") == "":
+                obj["stack"] = None
+        for obj, key in list(unknown_containers(doc)):
+            obj[key] = _empty_to_null(obj[key])
+        return doc
+
+
+@mutant("not_null_default_empty", "NOT NULL DEFAULT '' columns (MySQL habit)",
+        'reads null handler_version and stack back as ""', R + "010")
+class NotNullDefaultEmpty(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        if doc.get("handler_version") is None:
+            doc["handler_version"] = ""
+        for obj, known in walk_docs(doc):
+            if known is ERROR_FIELDS and obj.get("stack") is None:
+                obj["stack"] = ""
+        return doc
+
+
+@mutant("go_nil_slice_null", "Go: a nil slice or map marshals as null",
+        "turns {} and [] inside unknown fields and detail into null", R + "010")
+class GoNilSliceNull(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        def nil(v: Any) -> Any:
+            if v == {} or v == []:
+                return None
+            if isinstance(v, dict):
+                return {k: nil(x) for k, x in v.items()}
+            if isinstance(v, list):
+                return [nil(x) for x in v]
+            return v
+
+        for obj, key in list(unknown_containers(doc)):
+            obj[key] = nil(obj[key])
+        return doc
+
+
+@mutant("jackson_non_null_unknown", "Jackson @JsonInclude(NON_NULL) on the residual map",
+        "drops unknown fields whose value is null", M + "UF-001")
+class JacksonNonNullUnknown(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        for obj, known in walk_docs(doc):
+            for k in [k for k in obj if k not in known and obj[k] is None]:
+                del obj[k]
+        return doc
+
+
+# -- unknown fields (C10) ----------------------------------------------------------------
+
+
+def _drop_unknown(level: frozenset[str]) -> Callable[[Obj], Obj]:
+    def on_doc(doc: Obj) -> Obj:
+        for obj, known in walk_docs(doc):
+            if known is level:
+                for k in [k for k in obj if k not in known]:
+                    del obj[k]
+        return doc
+
+    return on_doc
+
+
+@mutant("drop_unknown_top", "a typed struct/table per known field and no residual column",
+        "drops unknown top-level fields", M + "UF-001")
+class DropUnknownTop(DocStorage):
+    on_write = staticmethod(_drop_unknown(ENVELOPE_FIELDS))  # type: ignore[assignment]
+
+
+@mutant("drop_unknown_attempt", "an attempts table with a column per known field",
+        "drops unknown fields of attempt records", M + "UF-002")
+class DropUnknownAttempt(DocStorage):
+    on_write = staticmethod(_drop_unknown(ATTEMPT_FIELDS))  # type: ignore[assignment]
+
+
+@mutant("drop_unknown_error", "error object mapped to a fixed class (Go struct, Java POJO)",
+        "drops unknown fields of the error object", M + "UF-003")
+class DropUnknownError(DocStorage):
+    on_write = staticmethod(_drop_unknown(ERROR_FIELDS))  # type: ignore[assignment]
+
+
+@mutant("drop_payload_ref", "a plugin that 'knows' payload_ref is reserved and unused in v1",
+        "discards payload_ref", M + "UF-004")
+class DropPayloadRef(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        doc.pop("payload_ref", None)
+        return doc
+
+
+@mutant("detail_stringified", "error.detail in a TEXT column, never parsed back",
+        "returns detail as a JSON string", M + "UF-006")
+class DetailStringified(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        for obj, known in walk_docs(doc):
+            if known is ERROR_FIELDS and obj.get("detail") is not None:
+                obj["detail"] = dumps(obj["detail"])
+        return doc
+
+
+# -- attempts (C12) --------------------------------------------------------------------------
+
+
+@mutant("attempts_order_by_no", "SELECT ... FROM attempts ORDER BY attempt_no",
+        "sorts attempts by attempt_no", R + "005")
+class AttemptsOrderByNo(DocStorage):
+    def on_read(self, doc: Obj) -> Obj:
+        doc["attempts"].sort(key=lambda a: a["attempt_no"])
+        return doc
+
+
+@mutant("attempts_pk_attempt_no", "PRIMARY KEY (task_id, attempt_no) with upsert",
+        "merges attempts that share an attempt_no (last one wins)", R + "005")
+class AttemptsPkAttemptNo(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        rows: dict[int, Obj] = {}
+        for a in doc["attempts"]:
+            rows[a["attempt_no"]] = a
+        doc["attempts"] = list(rows.values())
+        return doc
+
+
+@mutant("redis_lpush_attempts", "Redis LPUSH + LRANGE 0 -1 for the attempt list",
+        "returns attempts newest first", R + "005")
+class RedisLpushAttempts(DocStorage):
+    def on_read(self, doc: Obj) -> Obj:
+        doc["attempts"].reverse()
+        return doc
+
+
+@mutant("redis_set_attempts", "attempts in a Redis SET (SMEMBERS: no order, no duplicates)",
+        "returns attempts in hash order and collapses identical ones", R + "005")
+class RedisSetAttempts(DocStorage):
+    def on_read(self, doc: Obj) -> Obj:
+        members = {dumps(a) for a in doc["attempts"]}
+        doc["attempts"] = [d for d in (json.loads(t) for t in sorted(members, key=lambda t: hashlib.md5(t.encode()).digest()))]
+        return doc
+
+
+# -- storage semantics (C13, C14, C15, C2) -----------------------------------------------------
+
+
+@mutant("upsert_merges_headers", "Redis HSET of the header hash without DEL first",
+        "keeps header keys of the earlier version on rewrite", M + "ST-001")
+class UpsertMergesHeaders(DocStorage):
+    def store(self, table: dict[str, str], key: str, doc: Obj) -> None:
+        old = json.loads(table[key]) if key in table else {"headers": {}}
+        doc["headers"] = {**old["headers"], **doc["headers"]}
+        super().store(table, key, doc)
+
+
+@mutant("upsert_merges_unknown", "PostgreSQL `extra = extra || EXCLUDED.extra` in ON CONFLICT",
+        "keeps unknown top-level fields of the earlier version on rewrite", M + "ST-001")
+class UpsertMergesUnknown(DocStorage):
+    def store(self, table: dict[str, str], key: str, doc: Obj) -> None:
+        if key in table:
+            old = json.loads(table[key])
+            doc = {**{k: v for k, v in old.items() if k not in ENVELOPE_FIELDS}, **doc}
+        super().store(table, key, doc)
+
+
+@mutant("attempt_rows_survive", "attempt rows upserted by position, never deleted",
+        "keeps trailing attempts of the earlier version on rewrite", M + "ST-001")
+class AttemptRowsSurvive(DocStorage):
+    def store(self, table: dict[str, str], key: str, doc: Obj) -> None:
+        if key in table:
+            old = json.loads(table[key])["attempts"]
+            doc["attempts"] = doc["attempts"] + old[len(doc["attempts"]):]
+        super().store(table, key, doc)
+
+
+@mutant("namespace_ignored", "one shared table; the namespace column never used in queries",
+        "shares data between namespaces", M + "ST-003")
+class NamespaceIgnored(DocStorage):
+    def table(self, namespace: str) -> dict[str, str]:
+        return self.disk.setdefault("__shared__", {})
+
+    def drop(self, namespace: str) -> None:
+        pass
+
+
+@mutant("drop_truncates_all", "drop implemented as TRUNCATE of the shared table / FLUSHDB",
+        "dropping one namespace removes every namespace", M + "ST-004")
+class DropTruncatesAll(DocStorage):
+    def drop(self, namespace: str) -> None:
+        self.disk.clear()
+
+
+@mutant("drop_soft_delete", "soft delete (deleted_at set) that reads never filter",
+        "drop removes nothing", M + "ST-004")
+class DropSoftDelete(DocStorage):
+    def drop(self, namespace: str) -> None:
+        pass
+
+
+@mutant("writes_lost_after_drop", "DROP TABLE, then writes through a cached prepared "
+        "statement to the dropped table fail silently (fire-and-forget pipeline)",
+        "loses every write to a namespace after it was dropped once", M + "ST-006")
+class WritesLostAfterDrop(DocStorage):
+    def drop(self, namespace: str) -> None:
+        super().drop(namespace)
+        self.disk.setdefault("__dropped__", {})[namespace] = "1"
+
+    def write(self, namespace: str, env: Envelope) -> None:
+        if namespace in self.disk.get("__dropped__", {}):
+            return
+        super().write(namespace, env)
+
+
+@mutant("missing_id_raises", "Go sql.ErrNoRows / Java Optional.get() turned into an error",
+        "reading an id that was never written raises INTERNAL", M + "ST-002")
+class MissingIdRaises(DocStorage):
+    def load(self, table: dict[str, str], key: str, id: str) -> Obj | None:
+        if key not in table:
+            raise StorageError(ErrorCode.INTERNAL, f"no rows for id {id}")
+        return super().load(table, key, id)
+
+
+@mutant("key_without_id", "a primary key on (namespace) only: the id column left out",
+        "keeps only the last envelope written to a namespace", R + "002")
+class KeyWithoutId(DocStorage):
+    def key(self, id: str) -> str:
+        return "__the_only_row__"
+
+    def load(self, table: dict[str, str], key: str, id: str) -> Obj | None:
+        doc = super().load(table, key, id)
+        return doc if doc is not None and doc.get("id") == id else None
+
+
+@mutant("durable_claimed_memory_only", "an in-memory backend that declares `durable`",
+        "loses everything when the storage is reopened", R + "003")
+class DurableClaimedMemoryOnly(DocStorage):
+    durable_disk = False
+
+
+@mutant("cache_hides_lossy_disk", "a write-through cache in front of a lossy column "
+        "(DATETIME without fsp)", "reads hit an exact cache; after a reopen, the disk has "
+        "lost the milliseconds", R + "003")
+class CacheHidesLossyDisk(DocStorage):
+    def __init__(self, entry_id: str) -> None:
+        super().__init__(entry_id)
+        self.cache: dict[tuple[str, str], str] = {}
+
+    def write(self, namespace: str, env: Envelope) -> None:
+        self.cache[(namespace, env.id)] = encode(env)
+        doc = _ts_map(lambda d: d.replace(microsecond=0))(json.loads(encode(env)))
+        self.store(self.table(namespace), env.id, doc)
+
+    def read(self, namespace: str, id: str) -> Any:
+        text = self.cache.get((namespace, id))
+        return self.build(json.loads(text)) if text is not None else super().read(namespace, id)
+
+    def drop(self, namespace: str) -> None:
+        super().drop(namespace)
+        self.cache = {k: v for k, v in self.cache.items() if k[0] != namespace}
+
+
+@mutant("mysql_text_64k", "MySQL TEXT column (65,535 bytes) holding the document",
+        "refuses envelopes above 64 KiB with PAYLOAD_TOO_LARGE", M + "ST-005")
+class MysqlText64k(DocStorage):
+    def admit(self, env: Envelope) -> None:
+        size = len(encode(env).encode("utf-8"))
+        if size > 65_535:
+            raise StorageError(ErrorCode.PAYLOAD_TOO_LARGE, f"{size} bytes > TEXT (65535)")
+
+
+# -- versions (C16) -------------------------------------------------------------------------
+
+
+@mutant("version_stamped_on_read", "envelope_version not stored; the reader stamps its own "
+        "compiled-in current version (2)", "reads every envelope back as version 2",
+        M + "VER-001")
+class VersionStampedOnRead(DocStorage):
+    def on_read(self, doc: Obj) -> Obj:
+        doc["envelope_version"] = 2
+        return doc
+
+
+@mutant("version_column_default_1", "envelope_version column with DEFAULT 1, never written",
+        "stores an envelope of another version as version 1", M + "VER-002")
+class VersionColumnDefault1(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        doc["envelope_version"] = 1
+        return doc
+
+
+@mutant("wrong_code_for_version", "version check reusing the generic validation error",
+        "rejects undeclared versions with INVALID_ENVELOPE", M + "VER-002")
+class WrongCodeForVersion(DocStorage):
+    def admit(self, env: Envelope) -> None:
+        if env.envelope_version not in self.versions:
+            raise StorageError(ErrorCode.INVALID_ENVELOPE, "unknown envelope_version")
+
+
+# -- truncation (C1) --------------------------------------------------------------------------
+
+
+def _map_error_text(doc: Obj, name: str, fn: Callable[[str], str]) -> Obj:
+    for obj, known in walk_docs(doc):
+        if known is ERROR_FIELDS and isinstance(obj.get(name), str):
+            obj[name] = fn(obj[name])
+    return doc
+
+
+@mutant("varchar_4095", "message column VARCHAR(4095): an off-by-one limit",
+        "re-truncates 4,096-byte messages to 4,095 bytes", T + "001")
+class Varchar4095(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return _map_error_text(doc, "message", lambda s: cut_utf8(s, 4095, TRUNCATION_MARKER))
+
+
+@mutant("stack_column_65535", "stack in a MySQL TEXT column (65,535 bytes)",
+        "re-truncates 65,536-byte stacks to 65,535 bytes", T + "001")
+class StackColumn65535(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return _map_error_text(doc, "stack", lambda s: cut_utf8(s, 65_535, TRUNCATION_MARKER))
+
+
+@mutant("mysql_nonstrict_varchar_4000", "MySQL non-strict sql_mode, VARCHAR(4000) message",
+        "silently cuts messages to 4,000 characters, no marker", T + "001")
+class MysqlNonstrictVarchar4000(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return _map_error_text(doc, "message", lambda s: s[:4000])
+
+
+def _cesu8_len(s: str) -> int:
+    return len(s.encode("utf-8")) + 2 * sum(1 for c in s if ord(c) > 0xFFFF)
+
+
+@mutant("oracle_cesu8_retruncate", "Oracle UTF8 (CESU-8) / Java modified UTF-8: astral "
+        "characters count 6 bytes", "re-truncates values whose CESU-8 length exceeds the "
+        "limit", T + "002")
+class OracleCesu8Retruncate(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        def fit(limit: int) -> Callable[[str], str]:
+            def cut(s: str) -> str:
+                if _cesu8_len(s) <= limit:
+                    return s
+                while _cesu8_len(s + TRUNCATION_MARKER) > limit:
+                    s = s[:-1]
+                return s + TRUNCATION_MARKER
+
+            return cut
+
+        _map_error_text(doc, "message", fit(4096))
+        return _map_error_text(doc, "stack", fit(65_536))
+
+
+@mutant("truncated_flag_strips_marker", "a `truncated` flag column: the marker is stripped "
+        "and re-added only to values that fill the column",
+        "drops the marker from short values that end with it", T + "003")
+class TruncatedFlagStripsMarker(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        def strip(limit: int) -> Callable[[str], str]:
+            def fn(s: str) -> str:
+                if s.endswith(TRUNCATION_MARKER) and len(s.encode("utf-8")) < limit - 3:
+                    return s[: -len(TRUNCATION_MARKER)]
+                return s
+
+            return fn
+
+        _map_error_text(doc, "message", strip(4096))
+        return _map_error_text(doc, "stack", strip(65_536))
+
+
+# =========================================================================================
+# Mutants: testees behind the stdio bridge
+# =========================================================================================
+
+for _id, _system, _defect, _catches in (
+    ("ts_offset", "java.time OffsetDateTime.toString() / Jackson JavaTimeModule",
+     "timestamps written with +00:00 instead of Z", (R + "004",)),
+    ("ts_micro", "Go time.RFC3339Nano, Python datetime.isoformat()",
+     "timestamps with six fraction digits", (R + "004",)),
+    ("ts_epoch_ms", "Jackson WRITE_DATES_AS_TIMESTAMPS (the default!)",
+     "timestamps as epoch-millisecond numbers", (R + "004",)),
+    ("id_lower", "ULID libraries that print lower case", "ids sent back in lower case",
+     (R + "004",)),
+    ("b64_nopad", "Go base64.RawStdEncoding", "payload base64 without '=' padding",
+     (R + "004",)),
+    ("b64_url", "Go base64.URLEncoding, Java Base64.getUrlEncoder()",
+     "payload in URL-safe base64 ('-' and '_')", (R + "004",)),
+    ("dup_keys", "a hand-rolled JSON writer merging known and residual fields",
+     "an envelope object holding the same key twice", (R + "004",)),
+    ("numbers_as_strings", "Jackson WRITE_NUMBERS_AS_STRINGS",
+     "every number sent back as a string", (R + "004",)),
+    ("omit_zero", "Go `json:\",omitempty\"` on integer fields",
+     "attempt_count/redrive_count = 0 left out", (R + "004",)),
+    ("handler_version_omitempty", "Go `json:\",omitempty\"` on a string field",
+     'handler_version "" left out, so it reads as null', (R + "010",)),
+    ("js_int64", "a Node.js testee: JSON.parse/JSON.stringify",
+     "integers beyond 2^53 lose precision", (M + "UF-005",)),
+    ("drop_unknown", "a typed struct without a residual map (Go, Rust serde default)",
+     "unknown top-level fields dropped", (M + "UF-001",)),
+    ("trim_space", "Go strings.TrimSpace in the DAO", "error message and stack trimmed",
+     (R + "006",)),
+    ("not_durable", "an in-memory testee that claims durable",
+     "loses everything when the testee restarts", (R + "003",)),
+    ("wrong_version_code", "version check reusing the validation error code",
+     "undeclared envelope versions rejected with INVALID_ENVELOPE", (M + "VER-002",)),
+):
+    testee(f"t_{_id}", Kind.MUTANT, _system, _defect, ("--defect", _id), _catches,
+           cli=_id == "ts_offset")
+
+# =========================================================================================
+# Correct variants: the spec allows each difference; the kit must say compliant
+# =========================================================================================
+
+
+def correct(id: str, system: str, defect: str, **kw: Any) -> Any:
+    return adapter(id, Kind.CORRECT, system, defect, **kw)
+
+
+@correct("ok_base", "the base JSON-document adapter", "nothing: canonical JSON text per id")
+class OkBase(DocStorage):
+    pass
+
+
+def _jsonb_order(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _jsonb_order(v[k]) for k in sorted(v, key=lambda k: (len(k.encode()), k))}
+    if isinstance(v, list):
+        return [_jsonb_order(x) for x in v]
+    return v
+
+
+@correct("ok_jsonb_key_order", "PostgreSQL jsonb (keys shorter-first, then bytewise)",
+         "every object's keys come back in jsonb order (C11: order carries no meaning)")
+class OkJsonbKeyOrder(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return _jsonb_order(doc)  # type: ignore[no-any-return]
+
+
+@correct("ok_absent_optional", "a store that leaves null columns out of the document",
+         "optional known fields that are null are absent; the reader takes them as null (C9)")
+class OkAbsentOptional(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        optional = {"handler_version", "next_attempt_at", "lease_expires_at", "finished_at",
+                    "error", "detail", "stack"}
+        for obj, known in walk_docs(doc):
+            for k in [k for k in obj if k in known and k in optional and obj[k] is None]:
+                del obj[k]
+        return doc
+
+
+@correct("ok_integral_float_as_int", "Jackson/JavaScript number output",
+         "integral doubles below 1e21 come back as integers (C5: 1.0 as 1)")
+class OkIntegralFloatAsInt(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return map_json_numbers(
+            doc, lambda n: int(n) if isinstance(n, float) and n.is_integer() and abs(n) < 1e21
+            else n
+        )
+
+
+@correct("ok_not_durable", "an in-memory store", "keeps nothing across a reopen and does "
+         "not claim durable")
+class OkNotDurable(DocStorage):
+    durable_disk = False
+    capabilities = frozenset()
+
+
+@correct("ok_extra_capability", "a plugin from a newer SDK",
+         "declares capabilities the kit does not know (transactions, ttl)")
+class OkExtraCapability(DocStorage):
+    capabilities = frozenset({"durable", "transactions", "ttl"})
+
+
+@correct("ok_rejects_other_versions", "a strict v1-only plugin",
+         "rejects undeclared versions with UNSUPPORTED_ENVELOPE_VERSION (C16)")
+class OkRejectsOtherVersions(DocStorage):
+    def admit(self, env: Envelope) -> None:
+        if env.envelope_version not in self.versions:
+            raise StorageError(ErrorCode.UNSUPPORTED_ENVELOPE_VERSION,
+                               f"envelope_version={env.envelope_version} is not supported")
+
+
+for _id, _defect in (
+    ("good", "nothing: stores the JSON it was sent, durably in RDQ_STATE_DIR"),
+    ("shuffled_keys", "object keys in random order (C11)"),
+    ("escapes", "every non-ASCII character and '/' escaped: \\u00e9, \\ud83d\\ude00, \\/"),
+    ("absent_optional", "null optional known fields left out (C9)"),
+    ("js_numbers", "integral doubles below 1e21 written as integers (C5)"),
+    ("memory", "in memory, no durable capability"),
+    ("extra_capability", "claims capabilities the kit does not know"),
+    ("chatty_stderr", "~8 KiB of log on stderr per request"),
+    ("slow", "1 s to start, some answers after 200 ms (within the timeout)"),
+):
+    testee(f"tok_{_id}", Kind.CORRECT, "testee.py (any-language plugin)", _defect,
+           ("--variant", _id), cli=_id == "good")
+
+
+# =========================================================================================
+# Faults: broken plugins; the run ends in bounded time with the fault named
+# =========================================================================================
+
+
+def fault(id: str, defect: str, *fault_text: str, **kw: Any) -> Any:
+    return adapter(id, Kind.FAULT, "a broken Python plugin", defect, fault_text=fault_text,
+                   **kw)
+
+
+@fault("fault_raises", "every write raises RuntimeError('connection reset by peer')",
+       "RuntimeError", "connection reset by peer")
+class FaultRaises(DocStorage):
+    def write(self, namespace: str, env: Envelope) -> None:
+        raise RuntimeError("connection reset by peer")
+
+
+@fault("fault_system_exit", "read calls sys.exit(3) (a library's fatal-error path)",
+       "SystemExit")
+class FaultSystemExit(DocStorage):
+    def read(self, namespace: str, id: str) -> Any:
+        raise SystemExit(3)
+
+
+@fault("fault_read_returns_dict", "read returns the stored JSON object, not an Envelope",
+       "dict")
+class FaultReadReturnsDict(DocStorage):
+    def on_model(self, env: Envelope) -> Any:
+        return json.loads(encode(env))
+
+
+@fault("fault_write_returns_value", "write returns True instead of None", "True", "bool")
+class FaultWriteReturnsValue(DocStorage):
+    def write(self, namespace: str, env: Envelope) -> Any:
+        super().write(namespace, env)
+        return True
+
+
+@fault("fault_mutates_input", "write stores the envelope, then adds a header to the "
+       "caller's object", "mutat", "changed the envelope")
+class FaultMutatesInput(DocStorage):
+    def write(self, namespace: str, env: Envelope) -> None:
+        super().write(namespace, env)
+        headers = env.headers
+        if isinstance(headers, dict):
+            headers["x-touched-by-plugin"] = "yes"
+        else:
+            object.__setattr__(env, "headers", {**headers, "x-touched-by-plugin": "yes"})
+
+
+@fault("fault_bad_error_code", "reports a missing id as StorageError('NOT_FOUND')",
+       "NOT_FOUND")
+class FaultBadErrorCode(DocStorage):
+    def load(self, table: dict[str, str], key: str, id: str) -> Obj | None:
+        if key not in table:
+            raise StorageError("NOT_FOUND", f"no envelope {id}")
+        return super().load(table, key, id)
+
+
+_HANG_ONCE: set[str] = set()
+
+
+@fault("fault_hang_once", "the 5th read blocks forever (a lost lock)", "timeout", "0.5",
+       "hung", "did not")
+class FaultHangOnce(DocStorage):
+    reads = 0
+
+    def read(self, namespace: str, id: str) -> Any:
+        type(self).reads += 1
+        if type(self).reads == 5 and self.entry_id not in _HANG_ONCE:
+            _HANG_ONCE.add(self.entry_id)
+            threading.Event().wait()
+        return super().read(namespace, id)
+
+
+@fault("fault_info_wrong_type", "info is a dict, not a StorageInfo", "StorageInfo", "info")
+class FaultInfoWrongType(DocStorage):
+    @property
+    def info(self) -> Any:  # type: ignore[override]
+        return {"name": "zoo", "version": "1"}
+
+
+for _id, _defect, _texts, _timeout in (
+    ("crash", "exits with status 3 in the middle of the 5th write", ("exit status 3", "crash"),
+     10.0),
+    ("hang", "stops answering at the 5th read", ("did not answer", "0.5"), 0.5),
+    ("garbage", "prints 'hello world' instead of the 5th read's response",
+     ("hello world",), 10.0),
+    ("wrong_seq", "answers the 5th read with seq + 1", ("seq",), 10.0),
+    ("extra_line", "answers the 5th write twice", ("seq", "extra", "out of turn", "unexpected"),
+     10.0),
+    ("invalid_json", "answers the 5th read with a line that is not JSON", ("json",), 10.0),
+    ("bad_code", "reports a missing id with error code NOT_FOUND", ("NOT_FOUND",), 10.0),
+):
+    _entry = Entry(f"tfault_{_id}", Kind.FAULT, Via.TESTEE, "a broken testee", _defect,
+                   fault_text=_texts, testee_args=("--defect", _id), bridge_timeout=_timeout,
+                   cli=_id == "crash")
+    _add(_entry, TesteePlugin(_entry))
+
+del _id, _system, _defect, _catches, _texts, _timeout, _entry

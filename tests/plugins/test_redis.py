@@ -1,0 +1,141 @@
+"""The redis example plugin against the live Redis server (public API only)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from rdq_compliance import Storage, StorageUnavailable
+
+from .conftest import (
+    Namespaces,
+    StorageCases,
+    assert_same,
+    awkward_envelope,
+    cycle_storage,
+    minimal_envelope,
+    resolve_options,
+)
+
+redis = pytest.importorskip("redis")
+rdq_plugin_redis = pytest.importorskip("rdq_plugin_redis")
+
+
+def _raw() -> Any:
+    return redis.Redis.from_url(resolve_options(rdq_plugin_redis)["url"],
+                                socket_connect_timeout=3)
+
+
+def _keys(pattern: bytes) -> list[bytes]:
+    client = _raw()
+    try:
+        return sorted(client.scan_iter(match=pattern, count=1000))
+    finally:
+        client.close()
+
+
+@pytest.fixture(scope="module")
+def plugin() -> ModuleType:
+    return rdq_plugin_redis
+
+
+@pytest.fixture(scope="module")
+def live(plugin: ModuleType) -> Iterator[tuple[Storage, Namespaces]]:
+    yield from cycle_storage(plugin, lambda prefix: _keys(f"rdq:{prefix}*".encode()))
+
+
+@pytest.fixture(scope="module")
+def raw(live: tuple[Storage, Namespaces]) -> Iterator[Any]:
+    """An independent client to look at the server behind the plugin's back."""
+    client = _raw()
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def leftovers(live: tuple[Storage, Namespaces]) -> Callable[[str], list[bytes]]:
+    return lambda namespace: _keys(f"rdq:{namespace}:*".encode())
+
+
+class TestRedis(StorageCases):
+    expected_name = "redis"
+
+    def test_native_layout(self, live: tuple[Storage, Namespaces], raw: Any) -> None:
+        storage, spaces = live
+        ns = spaces.new()
+        env = awkward_envelope()
+        bare = minimal_envelope(handler_version=None)
+        adapter = storage.open(ns)
+        adapter.write(env)
+        adapter.write(bare)
+        key = f"rdq:{ns}:{env.id}".encode()
+        assert raw.type(key) == b"hash"
+        assert raw.hget(key, b"h:A") == b"upper"
+        assert raw.hget(key, b"h:a") == b"lower"
+        assert raw.hget(key, b"h:k\x00") == b"v\x00"
+        assert raw.hget(key, b"payload") == bytes(range(256))
+        assert raw.hget(key, b"created_at") == b"1"  # epoch milliseconds
+        assert not raw.hexists(f"rdq:{ns}:{bare.id}".encode(), b"handler_version")
+
+    def test_outside_data_untouched(self, live: tuple[Storage, Namespaces], raw: Any) -> None:
+        storage, spaces = live
+        ns = spaces.new()
+        # Keys that look like the namespace's but are not in it, plus unrelated ones.
+        outside = {
+            f"rdq:{ns}".encode(): b"no trailing colon",
+            f"rdq:{ns}x:01ABC".encode(): b"another namespace",
+            f"xrdq:{ns}:01ABC".encode(): b"prefix elsewhere",
+            f"{spaces.prefix}_sentinel".encode(): b"unrelated",
+        }
+        try:
+            for k, v in outside.items():
+                raw.set(k, v)
+            adapter = storage.open(ns)
+            for _ in range(3):
+                adapter.write(awkward_envelope())
+            storage.drop(ns)
+            assert {k: raw.get(k) for k in outside} == outside
+        finally:
+            raw.delete(*outside)
+
+    def test_drop_many_keys_in_batches(
+        self, live: tuple[Storage, Namespaces], leftovers: Callable[[str], list[bytes]]
+    ) -> None:
+        storage, spaces = live
+        ns = spaces.new()
+        adapter = storage.open(ns)
+        envs = [minimal_envelope() for _ in range(1203)]  # > 2 drop batches
+        for env in envs:
+            adapter.write(env)
+        assert len(leftovers(ns)) == len(envs)
+        assert_same(envs[-1], adapter.read(envs[-1].id))
+        storage.drop(ns)
+        assert leftovers(ns) == []
+
+
+def test_unreachable_server_is_reported_fast() -> None:
+    start = time.monotonic()
+    with pytest.raises(StorageUnavailable) as info:
+        rdq_plugin_redis.rdq_storage_open({"url": "redis://127.0.0.1:1/0"})
+    assert time.monotonic() - start < 5
+    assert info.value.setting == "url"
+    assert "Redis at 127.0.0.1:1/0 refused the connection" in info.value.message
+    assert "RDQ_REDIS_URL" in info.value.message
+
+
+def test_malformed_url_is_reported() -> None:
+    with pytest.raises(StorageUnavailable) as info:
+        rdq_plugin_redis.rdq_storage_open({"url": "http://127.0.0.1:6379"})
+    assert info.value.setting == "url"
+    assert "url" in info.value.message
+
+
+def test_registered_entry_point() -> None:
+    from importlib.metadata import entry_points
+
+    (ep,) = [e for e in entry_points(group="rdq.storage") if e.name == "redis"]
+    assert ep.load() is rdq_plugin_redis

@@ -1,0 +1,248 @@
+"""The sqlite example plugin: the shared contract plus durability, the real
+decomposition into tables, and two connections / two processes on one file."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+import rdq_plugin_sqlite
+
+from rdq_compliance import Capability, Storage, StorageUnavailable
+
+from . import (
+    ID_A,
+    ID_B,
+    ID_C,
+    StorageContract,
+    assert_same,
+    awkward_envelope,
+    minimal_envelope,
+    replacement_for,
+)
+
+_opened: list[Storage] = []
+
+
+def open_storage(path: Path | str) -> Storage:
+    storage = rdq_plugin_sqlite.rdq_storage_open({"path": str(path)})
+    _opened.append(storage)
+    return storage
+
+
+@pytest.fixture(autouse=True)
+def _close_storages() -> Iterator[None]:
+    # A failing assertion must not leave connections open (ResourceWarning is
+    # an error here). Closing twice is harmless.
+    yield
+    while _opened:
+        _opened.pop().close()
+
+
+class TestSqliteContract(StorageContract):
+    @pytest.fixture
+    def storage(self, tmp_path: Path) -> Iterator[Storage]:
+        storage = open_storage(tmp_path / "rdq.db")
+        yield storage
+        storage.close()
+
+
+def test_registered_under_rdq_storage() -> None:
+    (ep,) = [ep for ep in entry_points(group="rdq.storage") if ep.name == "sqlite"]
+    assert ep.load() is rdq_plugin_sqlite
+
+
+def test_path_option() -> None:
+    (spec,) = rdq_plugin_sqlite.rdq_storage_options()
+    assert (spec.name, spec.default, spec.env) == (
+        "path",
+        ".rdq/sqlite-example.db",
+        "RDQ_SQLITE_PATH",
+    )
+
+
+def test_default_path_is_relative_to_cwd_and_parents_are_created(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (spec,) = rdq_plugin_sqlite.rdq_storage_options()
+    assert spec.default is not None
+    open_storage(spec.default).close()
+    assert (tmp_path / ".rdq" / "sqlite-example.db").is_file()
+    nested = tmp_path / "a" / "b" / "c.db"
+    open_storage(nested).close()
+    assert nested.is_file()
+
+
+def test_durable_across_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "rdq.db"
+    first = open_storage(path)
+    assert Capability.DURABLE in first.info.capabilities
+    first.open("ns_one").write(awkward_envelope(ID_A))
+    first.open("ns_two").write(minimal_envelope(ID_B))
+    first.close()
+    second = open_storage(path)
+    assert_same(awkward_envelope(ID_A), second.open("ns_one").read(ID_A))
+    assert_same(minimal_envelope(ID_B), second.open("ns_two").read(ID_B))
+    second.close()
+
+
+def test_in_memory_database_claims_no_durability() -> None:
+    storage = open_storage(":memory:")
+    assert storage.info.capabilities == frozenset()
+    storage.close()
+
+
+def test_decomposed_into_native_columns(tmp_path: Path) -> None:
+    path = tmp_path / "rdq.db"
+    storage = open_storage(path)
+    env = awkward_envelope(ID_A)
+    storage.open("ns_one").write(env)
+    storage.close()
+    conn = sqlite3.connect(path)
+    try:
+        task = conn.execute(
+            "SELECT queue, handler_version, payload, status, created_at, next_attempt_at,"
+            " lease_expires_at, typeof(payload) FROM rdq_tasks WHERE namespace = 'ns_one'"
+        ).fetchone()
+        assert task == (env.queue, "", b"", "DEAD", 0, 253402300799999, None, "blob")
+        headers = dict(
+            conn.execute("SELECT key, value FROM rdq_headers WHERE task_id = ?", (ID_A,))
+        )
+        assert headers == dict(env.headers)
+        attempts = conn.execute(
+            "SELECT position, attempt_no, outcome, has_error, error_type FROM rdq_attempts"
+            " WHERE task_id = ? ORDER BY position",
+            (ID_A,),
+        ).fetchall()
+        assert attempts == [
+            (0, 2, "RETRYABLE_FAILURE", 1, "java.net.SocketTimeoutException"),
+            (1, 1, "SUCCESS", 0, None),
+            (2, 1, "LEASE_EXPIRED", 1, ""),
+            (3, 1, "PERMANENT_FAILURE", 1, "E"),
+        ]
+        # The residual keeps the null-valued unknown field as present-with-null.
+        (residual,) = conn.execute("SELECT residual FROM rdq_tasks").fetchone()
+        assert '"u_null":null' in residual
+        assert residual.isascii()  # U+0000 and astral characters are escaped
+    finally:
+        conn.close()
+
+
+def test_write_replaces_leaves_no_child_rows(tmp_path: Path) -> None:
+    path = tmp_path / "rdq.db"
+    storage = open_storage(path)
+    adapter = storage.open("ns_one")
+    adapter.write(awkward_envelope(ID_A))
+    adapter.write(replacement_for(awkward_envelope(ID_A)))
+    storage.drop("ns_two")
+    storage.close()
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("SELECT count(*) FROM rdq_headers").fetchone() == (1,)
+        assert conn.execute("SELECT count(*) FROM rdq_attempts").fetchone() == (1,)
+    finally:
+        conn.close()
+
+
+def test_two_connections_on_one_file(tmp_path: Path) -> None:
+    path = tmp_path / "rdq.db"
+    first, second = open_storage(path), open_storage(path)
+    a, b = first.open("ns_one"), second.open("ns_one")
+    a.write(awkward_envelope(ID_A))
+    assert_same(awkward_envelope(ID_A), b.read(ID_A))
+    b.write(replacement_for(awkward_envelope(ID_A)))
+    assert_same(replacement_for(awkward_envelope(ID_A)), a.read(ID_A))
+    second.open("ns_two").write(minimal_envelope(ID_C))
+    first.drop("ns_one")
+    assert b.read(ID_A) is None
+    assert_same(minimal_envelope(ID_C), first.open("ns_two").read(ID_C))
+    first.close()
+    second.close()
+
+
+WORKER = textwrap.dedent(
+    """
+    import sys
+    import rdq_plugin_sqlite
+    from tests.plugins import awkward_envelope, minimal_envelope, assert_same
+    path, ns, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    storage = rdq_plugin_sqlite.rdq_storage_open({"path": path})
+    adapter = storage.open(ns)
+    ids = [f"01J2ZK7Q8XW5H3N9G4T6B8R{i:03d}" for i in range(n)]
+    for round in range(3):
+        for i, id in enumerate(ids):
+            env = awkward_envelope(id) if (i + round) % 2 else minimal_envelope(id)
+            adapter.write(env)
+            assert_same(env, adapter.read(id))
+    storage.drop(ns + "_scratch")
+    storage.close()
+    print("ok", n)
+    """
+)
+
+
+def test_file_is_in_wal_mode(tmp_path: Path) -> None:
+    """WAL: readers and the writer of two processes do not block each other."""
+    open_storage(tmp_path / "rdq.db")
+    conn = sqlite3.connect(tmp_path / "rdq.db")
+    try:
+        assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    finally:
+        conn.close()
+
+
+def test_two_processes_on_one_file(tmp_path: Path) -> None:
+    """What pytest-xdist -n 2 does: two processes writing the same file at once."""
+    path = tmp_path / "rdq.db"
+    root = Path(__file__).resolve().parents[2]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WORKER, str(path), ns, "60"],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for ns in ("gw_zero", "gw_one")
+    ]
+    try:
+        results = [proc.communicate(timeout=120) for proc in procs]
+    finally:
+        for proc in procs:  # never leave a worker behind, even on a timeout
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    for proc, (out, err) in zip(procs, results, strict=True):
+        assert proc.returncode == 0, err
+        assert out.strip() == "ok 60"
+    storage = open_storage(path)
+    for ns in ("gw_zero", "gw_one"):
+        # The last round (2) wrote awkward envelopes at odd positions.
+        id = "01J2ZK7Q8XW5H3N9G4T6B8R005"
+        assert_same(awkward_envelope(id), storage.open(ns).read(id))
+    storage.close()
+
+
+def test_foreign_schema_version_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "rdq.db"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version=99")
+    conn.close()
+    with pytest.raises(StorageUnavailable) as info:
+        open_storage(path)
+    assert info.value.setting == "path"
+    assert "schema version 99" in info.value.message
+
+
+def test_unusable_path_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(StorageUnavailable) as info:
+        open_storage(tmp_path)  # a directory, not a database file
+    assert info.value.setting == "path"
+    assert str(tmp_path) in info.value.message

@@ -1,0 +1,125 @@
+"""storage/_discovery.py: finding, loading and configuring plugins (no pytest run)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from rdq_compliance.storage._discovery import (
+    DiscoveryError,
+    available_plugin_names,
+    load_plugin,
+    resolve_options,
+)
+from tests.pytest_plugin._standin import STANDIN, install_fake_dist
+
+
+@pytest.fixture
+def fake_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A sys.path entry holding the stand-in module and fake installed distributions:
+    'fake' (the stand-in), 'broken' (an import that explodes) and 'noimpl'."""
+    (tmp_path / "standin.py").write_text(STANDIN, encoding="utf-8")
+    (tmp_path / "exploding.py").write_text("raise RuntimeError('imported!')\n")
+    (tmp_path / "noimpl.py").write_text("x = 1\n")
+    (tmp_path / "typo.py").write_text(
+        "from rdq_compliance import hookimpl\n"
+        "@hookimpl\ndef rdq_storage_opne(options):\n    return None\n"
+    )
+    install_fake_dist(tmp_path, "fakeplugins", {
+        "fake": "standin:plugin", "broken": "exploding", "noimpl": "noimpl", "typo": "typo",
+    })
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for mod in ("standin", "exploding", "noimpl", "typo"):
+        monkeypatch.delitem(sys.modules, mod, raising=False)
+    return tmp_path
+
+
+def test_names_are_listed_without_loading(fake_site: Path) -> None:
+    names = available_plugin_names()
+    assert {"fake", "broken", "noimpl", "stdio"} <= set(names)
+    assert "exploding" not in sys.modules  # listing imports nothing
+
+
+def test_only_the_named_entry_point_is_loaded(fake_site: Path) -> None:
+    plugin = load_plugin("fake")
+    assert plugin.label == "fake"
+    assert [s.name for s in plugin.options] == ["fault", "log", "durable"]
+    assert "exploding" not in sys.modules  # 'broken' is installed but was not imported
+
+
+def test_unknown_name_lists_the_plugins_found(fake_site: Path) -> None:
+    with pytest.raises(DiscoveryError) as info:
+        load_plugin("nope")
+    message = str(info.value)
+    assert "--rdq-plugin='nope' is not an installed rdq storage plugin" in message
+    assert "fake" in message and "broken" in message and "stdio" in message
+    assert "\n" not in message
+
+
+def test_plugin_whose_import_fails_is_a_clear_error(fake_site: Path) -> None:
+    with pytest.raises(DiscoveryError, match=r"entry point failed to load .*RuntimeError: imported!"):
+        load_plugin("broken")
+
+
+def test_plugin_without_open_hook(fake_site: Path) -> None:
+    with pytest.raises(DiscoveryError, match="implements no rdq_storage_open hook"):
+        load_plugin("noimpl")
+
+
+def test_misspelled_hook_is_rejected(fake_site: Path) -> None:
+    with pytest.raises(DiscoveryError, match="rdq_storage_opne"):
+        load_plugin("typo")
+
+
+def test_module_attr_form(fake_site: Path) -> None:
+    assert load_plugin("standin:plugin").label == "standin:plugin"
+    with pytest.raises(DiscoveryError, match="has no attribute 'nothing'"):
+        load_plugin("standin:nothing")
+    with pytest.raises(DiscoveryError, match="cannot import module 'no_such_mod'"):
+        load_plugin("no_such_mod:x")
+
+
+def test_option_resolution(fake_site: Path) -> None:
+    a, b = load_plugin("fake"), load_plugin("standin:plugin")
+    resolve_options([a, b], ["log=/tmp/x", "fake.fault=drop-ms"], environ={})
+    assert a.resolved == {"fault": "drop-ms", "log": "/tmp/x", "durable": "no"}
+    assert b.resolved == {"fault": "none", "log": "/tmp/x", "durable": "no"}
+    assert a.explicit == {"fault", "log"}
+
+
+@pytest.mark.parametrize(
+    ("settings", "match"),
+    [
+        (["nokey"], "is not KEY=VALUE or PLUGIN.KEY=VALUE"),
+        (["=v"], "is not KEY=VALUE"),
+        (["dsn=x"], "no selected plugin declares option 'dsn'.*fake: fault, log, durable"),
+        (["fake.dsn=x"], "plugin 'fake' declares no option 'dsn'; declared: fault, log, durable"),
+        (["fault=explode"], "option fault='explode' .* is not one of none, raise-on-read"),
+    ],
+)
+def test_bad_options(fake_site: Path, settings: list[str], match: str) -> None:
+    with pytest.raises(DiscoveryError, match=match):
+        resolve_options([load_plugin("fake")], settings, environ={})
+
+
+def test_required_option_and_environment(fake_site: Path) -> None:
+    from rdq_compliance import OptionSpec
+
+    plugin = load_plugin("fake")
+    plugin.options = (OptionSpec("dsn", default=None, help="server URL", env="FAKE_DSN"),)
+    with pytest.raises(DiscoveryError, match=(
+        r"plugin 'fake' requires option 'dsn' \(server URL\); set it with "
+        r"--rdq-option fake.dsn=VALUE or environment variable FAKE_DSN"
+    )):
+        resolve_options([plugin], [], environ={})
+    resolve_options([plugin], [], environ={"FAKE_DSN": "pg://x"})
+    assert plugin.resolved == {"dsn": "pg://x"}
+    resolve_options([plugin], ["dsn=cli"], environ={"FAKE_DSN": "pg://x"})
+    assert plugin.resolved == {"dsn": "cli"}  # the command line wins over the environment
+
+
+def test_testee_needs_stdio(fake_site: Path) -> None:
+    with pytest.raises(DiscoveryError, match="only used with --rdq-plugin=stdio"):
+        resolve_options([load_plugin("fake")], [], testee="./t", environ={})

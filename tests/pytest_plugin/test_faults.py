@@ -1,0 +1,159 @@
+"""A misbehaving plugin makes kit tests FAIL (never pytest itself), and the run ends."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.pytest_plugin._standin import run
+
+ROUNDTRIP = ("-k", "test_payload_bytes_are_kept and empty")  # one small round trip
+
+
+def _fault(kit: pytest.Pytester, fault: str, *args: str, **kw: bool) -> pytest.RunResult:
+    return run(kit, "--rdq-plugin=fake", f"--rdq-option=fault={fault}", *args, **kw)
+
+
+def _no_internal_error(result: pytest.RunResult) -> str:
+    out = result.stdout.str()
+    assert "INTERNALERROR" not in out
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, out
+    return out
+
+
+def test_plugin_exception_fails_the_test_with_its_traceback(kit: pytest.Pytester) -> None:
+    result = _fault(kit, "raise-on-read", *ROUNDTRIP)
+    out = _no_internal_error(result)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*RDQ-RT-008 [[]MUST; C7[]] The payload comes back byte for byte*",
+        "*plugin 'fake': read('*') in namespace 't*' raised KeyError: 'no row for *'",
+        "*plugin traceback:*",
+    ])
+    assert "in _explode" in out  # the plugin's own frame is shown
+    assert "_guard.py" not in out.split("plugin traceback:")[1].split("envelope")[0]
+
+
+def test_wrong_return_type_fails(kit: pytest.Pytester) -> None:
+    result = _fault(kit, "read-wrong-type", *ROUNDTRIP)
+    _no_internal_error(result)
+    result.stdout.fnmatch_lines(
+        ["*read('*') in namespace '*' returned str '{*; expected rdq_compliance.Envelope or None"]
+    )
+
+
+def test_write_must_return_none(kit: pytest.Pytester) -> None:
+    result = _fault(kit, "write-returns", *ROUNDTRIP)
+    _no_internal_error(result)
+    result.stdout.fnmatch_lines(["*write(envelope id='*') in namespace '*' returned True; "
+                                 "expected None*"])
+
+
+def test_mutating_the_written_envelope_is_detected(kit: pytest.Pytester) -> None:
+    result = _fault(kit, "mutate", *ROUNDTRIP)
+    _no_internal_error(result)
+    result.stdout.fnmatch_lines([
+        "*changed the envelope object it was given*",
+        "*/headers/x-touched-by-plugin*",
+    ])
+
+
+def test_refusing_a_valid_envelope_fails_citing_c17(kit: pytest.Pytester) -> None:
+    result = _fault(kit, "refuse-internal", *ROUNDTRIP)
+    _no_internal_error(result)
+    result.stdout.fnmatch_lines([
+        "*refused a valid envelope within the limits with StorageError(code=<ErrorCode.INTERNAL*"
+        "(C17: a valid envelope within the limits must never be rejected)*"
+    ])
+
+
+def test_error_code_outside_c17_fails(kit: pytest.Pytester) -> None:
+    result = _fault(kit, "bad-code", *ROUNDTRIP)
+    _no_internal_error(result)
+    result.stdout.fnmatch_lines(["*code='DISK_FULL'*whose code is not one of the C17 codes*"])
+
+
+def test_defect_names_requirement_clause_and_diff(kit: pytest.Pytester) -> None:
+    result = _fault(kit, "drop-ms", "-k", "test_timestamp_keeps_milliseconds and leap")
+    _no_internal_error(result)
+    result.stdout.fnmatch_lines([
+        "*RDQ-RT-007 [[]MUST; C3[]] Timestamps keep millisecond precision*",
+        "*returned an envelope that differs from the one written:",
+        "*/created_at: instant changed: expected 2024-02-29T12:00:00.001Z, "
+        "got 2024-02-29T12:00:00.000Z*[[]C3[]]",
+        '*"created_at": "2024-02-29T12:00:00.001Z",*',
+    ])
+
+
+def test_lost_unknown_fields_point_at_c10(kit: pytest.Pytester) -> None:
+    result = _fault(kit, "drop-unknown-fields", "-k", "test_payload_ref_is_preserved and string")
+    _no_internal_error(result)
+    result.stdout.fnmatch_lines(["*RDQ-UF-004*", "*/payload_ref*[[]C10 C5[]]"])
+
+
+def test_shared_namespaces_fail_isolation(kit: pytest.Pytester) -> None:
+    result = _fault(kit, "no-isolation", "-k", "test_namespaces_are_isolated")
+    _no_internal_error(result)
+    result.stdout.fnmatch_lines(["*RDQ-ST-003*", "*returned an envelope, expected None*"])
+
+
+def test_hang_fails_within_the_timeout_and_the_run_ends(kit: pytest.Pytester) -> None:
+    start = time.monotonic()
+    result = _fault(kit, "hang-on-read", "--rdq-timeout=0.5", "-k",
+                    "test_payload_bytes_are_kept and (empty or one-byte)", subprocess=True)
+    elapsed = time.monotonic() - start
+    _no_internal_error(result)
+    result.assert_outcomes(failed=2)  # the second test ran on a freshly reopened storage
+    result.stdout.fnmatch_lines([
+        "*plugin 'fake': read('*') in namespace '*' did not return within 0.5 s "
+        "(--rdq-timeout); the storage was abandoned*"
+    ])
+    assert elapsed < 30  # the plugin sleeps 60 s per read
+
+
+def test_hang_in_a_property_is_not_shrunk(kit: pytest.Pytester) -> None:
+    start = time.monotonic()
+    result = _fault(kit, "hang-on-read", "--rdq-timeout=0.3", "-k",
+                    "test_generated_envelopes_roundtrip", subprocess=True)
+    _no_internal_error(result)
+    result.assert_outcomes(failed=1)
+    assert time.monotonic() - start < 20
+
+
+def test_unavailable_storage_skips_with_one_reason(kit: pytest.Pytester) -> None:
+    result = _fault(kit, "unavailable", *ROUNDTRIP, "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines([
+        "*plugin 'fake' is unavailable: cannot reach standin at 127.0.0.1:1 "
+        "(set it with --rdq-option fake.dsn=VALUE)*"
+    ])
+
+
+def test_unavailable_storage_is_an_error_when_services_are_required(
+    kit: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RDQ_REQUIRE_SERVICES", "1")
+    result = _fault(kit, "unavailable", *ROUNDTRIP)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    errors = [ln for ln in result.stderr.lines if ln.startswith("ERROR:")]
+    assert errors == [
+        "ERROR: plugin 'fake' is unavailable: cannot reach standin at 127.0.0.1:1 (set it with "
+        "--rdq-option fake.dsn=VALUE) (RDQ_REQUIRE_SERVICES=1 makes this an error)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fault", "message"),
+    [
+        ("open-raises", "*plugin 'fake': rdq_storage_open(options) raised RuntimeError: "
+                        "standin cannot start*"),
+        ("bad-info", "*plugin 'fake': storage.info returned {'name': 'standin'}; "
+                     "expected rdq_compliance.StorageInfo*"),
+    ],
+)
+def test_broken_open_errors_every_test(kit: pytest.Pytester, fault: str, message: str) -> None:
+    result = _fault(kit, fault, "-k", "test_payload_bytes_are_kept and (empty or one-byte)")
+    assert "INTERNALERROR" not in result.stdout.str()
+    result.assert_outcomes(errors=2)
+    result.stdout.fnmatch_lines([message])

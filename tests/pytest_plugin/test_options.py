@@ -1,0 +1,142 @@
+"""The kit's options, ini twins, usage errors and collection, end to end with pytester."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from tests.pytest_plugin._standin import run
+
+# One fast kit test per run unless a test needs more.
+ONE = ("-k", "test_missing_id_reads_as_nothing")
+
+
+def _usage_error(result: pytest.RunResult) -> str:
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str() + result.stderr.str()
+    errors = [ln for ln in result.stderr.lines if ln.startswith("ERROR:")]
+    assert len(errors) == 1, result.stderr.lines
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    return errors[0]
+
+
+def test_without_rdq_plugin_the_kit_adds_nothing(kit: pytest.Pytester) -> None:
+    kit.makepyfile(test_own="def test_mine():\n    assert True\n")
+    result = run(kit, "-v")
+    result.assert_outcomes(passed=1)
+    assert "rdq_compliance/suites" not in result.stdout.str()
+
+
+def test_suites_run_from_an_empty_folder(kit: pytest.Pytester) -> None:
+    result = run(kit, "--rdq-plugin=fake", *ONE, "-v")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines([
+        "rdq_compliance/suites/test_storage.py::test_missing_id_reads_as_nothing[[]fake[]] PASSED*"
+    ])
+
+
+def test_suites_run_beside_own_tests_and_given_paths(kit: pytest.Pytester) -> None:
+    kit.makepyfile(test_own="def test_mine():\n    assert True\n")
+    result = run(kit, "--rdq-plugin=fake", "test_own.py", "-k", "mine or missing_id")
+    result.assert_outcomes(passed=2)
+
+
+def test_each_plugin_gets_its_own_test_ids(kit: pytest.Pytester) -> None:
+    result = run(kit, "--rdq-plugin=fake", "--rdq-plugin=standin:plugin", *ONE, "-v")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines([
+        "*test_missing_id_reads_as_nothing[[]fake[]] PASSED*",
+        "*test_missing_id_reads_as_nothing[[]standin:plugin[]] PASSED*",
+    ])
+
+
+def test_ini_settings_are_equivalent(kit: pytest.Pytester) -> None:
+    kit.makeini(
+        "[pytest]\nrdq_plugins = fake\nrdq_profile = quick\nrdq_options = fault=drop-ms\n"
+        "rdq_seed = 7\nrdq_timeout = 5\n"
+    )
+    result = kit.runpytest("-p", "no:cacheprovider", "-k", "test_timestamp_keeps_milliseconds")
+    # fault=drop-ms from the ini file reached the plugin: the ms checks fail
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) >= 1, result.stdout.str()
+
+
+def test_ini_values_are_validated_too(kit: pytest.Pytester) -> None:
+    kit.makeini("[pytest]\nrdq_plugins = fake\nrdq_profile = fast\n")
+    line = _usage_error(kit.runpytest("-p", "no:cacheprovider"))
+    assert "--rdq-profile='fast' is not a profile; expected one of quick, ci, thorough" in line
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["--rdq-plugin=nope"], "--rdq-plugin='nope' is not an installed rdq storage plugin; "
+                                "found: *fake*stdio*"),
+        (["--rdq-plugin=fake", "--rdq-profile=fast"],
+         "--rdq-profile='fast' is not a profile; expected one of quick, ci, thorough"),
+        (["--rdq-plugin=fake", "--rdq-seed=abc"], "--rdq-seed='abc' is not an integer*"),
+        (["--rdq-plugin=fake", "--rdq-timeout=0"], "--rdq-timeout='0' is not a positive number*"),
+        (["--rdq-plugin=fake", "--rdq-timeout=nan"], "--rdq-timeout='nan' is not a positive*"),
+        (["--rdq-plugin=fake", "--rdq-option=dsn=x"],
+         "--rdq-option='dsn=x': no selected plugin declares option 'dsn'*"),
+        (["--rdq-plugin=fake", "--rdq-option=oops"], "--rdq-option='oops' is not KEY=VALUE*"),
+        (["--rdq-plugin=fake", "--rdq-option=fault=zap"],
+         "plugin 'fake': option fault='zap' (from --rdq-option) is not one of*"),
+        (["--rdq-plugin=stdio"], "plugin 'stdio' requires option 'command'*--rdq-testee*"),
+        (["--rdq-plugin=fake", "--rdq-testee=./t"], "--rdq-testee='./t' is only used with*"),
+        (["--rdq-plugin=fake", "--rdq-replay=missing.json"],
+         "--rdq-replay='*missing.json': no such file"),
+    ],
+    ids=["unknown-plugin", "profile", "seed", "timeout-zero", "timeout-nan", "undeclared-option",
+         "malformed-option", "option-choice", "missing-required", "testee-without-stdio",
+         "replay-missing"],
+)
+def test_usage_errors(kit: pytest.Pytester, args: list[str], expected: str) -> None:
+    line = _usage_error(kit.runpytest("-p", "no:cacheprovider", *args))
+    assert line.startswith("ERROR: ")
+    from fnmatch import fnmatchcase
+
+    assert fnmatchcase(line[len("ERROR: "):], expected), line
+
+
+def test_replay_file_that_is_not_a_case(kit: pytest.Pytester) -> None:
+    kit.makefile(".json", bad="[1, 2]")
+    line = _usage_error(kit.runpytest("-p", "no:cacheprovider", "--rdq-plugin=fake",
+                                      "--rdq-replay=bad.json"))
+    assert "is not a case file of format 1 saved by the kit" in line
+
+
+def test_tests_are_tagged_for_reports(kit: pytest.Pytester) -> None:
+    result = run(kit, "--rdq-plugin=fake", "-k", "test_write_replaces or test_numbers_are_exact",
+                 "--junitxml=out.xml")
+    assert result.ret == 0
+    root = ET.parse(kit.path / "out.xml").getroot()
+    cases = root.iter("testcase")
+    seen = {}
+    for case in cases:
+        props = {p.get("name"): p.get("value") for p in case.iter("property")}
+        seen[case.get("name")] = props
+    assert seen["test_write_replaces[fake-rich-then-bare]"] == {
+        "rdq_requirement": "RDQ-ST-001", "rdq_level": "MUST", "rdq_clauses": "C13",
+        "rdq_plugin": "fake",
+    }
+    assert seen["test_numbers_are_exact[fake-int64-max]"]["rdq_clauses"] == "C5"
+
+
+def test_capability_gated_requirement_is_skipped(kit: pytest.Pytester) -> None:
+    result = run(kit, "--rdq-plugin=fake", "-k", "test_durable_across_reopen", "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*plugin declares no 'durable' capability*"])
+
+
+def test_durable_check_reads_through_a_fresh_storage(kit: pytest.Pytester) -> None:
+    result = run(kit, "--rdq-plugin=fake", "--rdq-option=durable=yes",
+                 "-k", "test_durable_across_reopen")
+    result.assert_outcomes(passed=1)
+
+
+def test_full_suite_passes_against_a_correct_plugin(kit: pytest.Pytester) -> None:
+    result = run(kit, "--rdq-plugin=fake", "--rdq-option=durable=yes")
+    outcomes = result.parseoutcomes()
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    assert outcomes["passed"] >= 200 and "failed" not in outcomes and "skipped" not in outcomes
