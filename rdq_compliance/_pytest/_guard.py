@@ -18,6 +18,7 @@ from __future__ import annotations
 import queue
 import threading
 import traceback
+from pathlib import Path
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
@@ -60,12 +61,17 @@ def is_c17(code: object) -> bool:
     return isinstance(code, str) and code in _C17_CODES
 
 
+_KIT_DIR = str(Path(__file__).resolve().parent.parent)
+
+
 def format_plugin_traceback(exc: BaseException, limit_lines: int = 60) -> str:
-    """The traceback of ``exc`` without the kit's own frames (this module's)."""
+    """The traceback of ``exc`` without the kit's guard frames, indented; "" when
+    every frame is the kit's own (the built-in stdio bridge: its message says it all)."""
     te = traceback.TracebackException.from_exception(exc)
-    te.stack = traceback.StackSummary.from_list(
-        [f for f in te.stack if f.filename != __file__]
-    )
+    frames = [f for f in te.stack if f.filename != __file__]
+    if all(f.filename.startswith(_KIT_DIR) for f in frames):
+        return ""
+    te.stack = traceback.StackSummary.from_list(frames)
     lines = "".join(te.format()).rstrip("\n").splitlines()
     if len(lines) > limit_lines:
         lines = ["  ...", *lines[-limit_lines:]]

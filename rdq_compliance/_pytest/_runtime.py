@@ -95,9 +95,10 @@ class PluginRuntime:
             if isinstance(fault.exc, StorageUnavailable):
                 self.unavailable = _unavailable_message(self.label, fault.exc)
                 return
+            tb = format_plugin_traceback(fault.exc)
             self.dead = (
                 f"plugin {self.label!r}: rdq_storage_open(options) raised "
-                f"{type(fault.exc).__name__}: {fault.exc}\n{format_plugin_traceback(fault.exc)}"
+                f"{type(fault.exc).__name__}: {fault.exc}" + (f"\n{tb}" if tb else "")
             )
             return
         problem = _storage_shape(storage)
@@ -108,9 +109,9 @@ class PluginRuntime:
                 self.dead = f"plugin {self.label!r}: {exc}"
                 return
             except PluginFault as fault:
-                problem = (
-                    f"storage.info raised {type(fault.exc).__name__}: {fault.exc}\n"
-                    f"{format_plugin_traceback(fault.exc)}"
+                tb = format_plugin_traceback(fault.exc)
+                problem = f"storage.info raised {type(fault.exc).__name__}: {fault.exc}" + (
+                    f"\n{tb}" if tb else ""
                 )
             else:
                 problem = check_info(info)

@@ -21,7 +21,7 @@ from .._corpus import corpus_hash
 from .._requirements import Requirement, get_requirement
 from ..storage._discovery import DiscoveryError, LoadedPlugin, load_plugin, resolve_options
 from ._case import Case, CaseError, load_case, save_case
-from ._context import KitSettings, Rdq
+from ._context import KitSettings, Rdq, params_of
 from ._guard import CheckFailed, OperationHung
 from ._profiles import PROFILES
 from ._runtime import PluginRuntime
@@ -126,7 +126,9 @@ def _suites_to_add(config: pytest.Config, settings: KitSettings) -> tuple[Path, 
         if not path.is_absolute():
             path = config.invocation_params.dir / path
         given.append(path.resolve())
-    return tuple(f for f in files if not any(g == f or g in f.parents for g in given))
+    if any(g == SUITES_DIR or SUITES_DIR in g.parents for g in given):
+        return ()  # the user picked kit suites explicitly: collect just those
+    return files
 
 
 def configure(config: pytest.Config) -> None:
@@ -174,7 +176,7 @@ class KitPlugin:
         self.config = config
         self.settings = settings
         self.suites = suites
-        self.runtimes = {p.label: PluginRuntime(p, settings.timeout) for p in loaded}
+        self.runtimes = {p.label: PluginRuntime(p, _guard_timeout(p, settings)) for p in loaded}
 
     # -- session -------------------------------------------------------------
 
@@ -254,13 +256,11 @@ class KitPlugin:
         drop: list[pytest.Item] = []
         for item in items:
             callspec = getattr(item, "callspec", None)
-            params = dict(getattr(callspec, "params", {}))
-            label = params.pop("rdq_plugin", None)
-            ids = {k: str(getattr(v, "id", v)) for k, v in params.items()}
+            label = getattr(callspec, "params", {}).get("rdq_plugin")
             match = (
                 getattr(item, "originalname", None) == case.test
                 and label == case.plugin
-                and ids == case.params
+                and params_of(item, label) == case.params
             )
             (keep if match else drop).append(item)
         if not keep:
@@ -349,6 +349,24 @@ class KitPlugin:
         item.stash[_RDQ_KEY] = ctx
         yield ctx
         ctx.teardown()
+
+
+def _guard_timeout(plugin: LoadedPlugin, settings: KitSettings) -> float:
+    """The deadline of the kit's guard around one call into ``plugin``.
+
+    The stdio bridge enforces its own deadline on the testee and then kills it
+    and reports the fault with the testee's stderr, which is the more useful
+    message; the guard waits a little longer so that the bridge speaks first.
+    """
+    if plugin.label != "stdio":
+        return settings.timeout
+    try:
+        bridge = float(plugin.resolved.get("timeout", settings.timeout))
+    except ValueError:
+        bridge = settings.timeout
+    if not (math.isfinite(bridge) and bridge > 0):
+        bridge = settings.timeout
+    return bridge + max(2.0, bridge / 2)
 
 
 def _find_failure(exc: BaseException) -> BaseException | None:

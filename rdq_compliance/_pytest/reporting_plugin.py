@@ -205,6 +205,7 @@ class ReportingPlugin:
             duration=time.monotonic() - self.t0,
             plugins=tuple(metas),
             aborted=aborted,
+            notes=tuple(kit.notes) if kit is not None else (),
         )
 
     def _write(self, what: str, path: Path, write: Any) -> None:

@@ -81,7 +81,10 @@ CODE_CLAUSES: dict[ViolationCode, tuple[tuple[str, ...], str]] = {
     ),
     ViolationCode.PAYLOAD_BASE64: (("C7",), "payload is standard padded base64"),
     ViolationCode.STATUS_VALUE: (("WE:Field notes",), "status is one of the four v1 values"),
-    ViolationCode.OUTCOME_VALUE: (("WE:The attempt record",), "outcome is one of the four v1 values"),
+    ViolationCode.OUTCOME_VALUE: (
+        ("WE:The attempt record",),
+        "outcome is one of the four v1 values",
+    ),
     ViolationCode.MESSAGE_TOO_LONG: (("C1",), "error.message is at most 4,096 UTF-8 bytes"),
     ViolationCode.STACK_TOO_LONG: (("C1",), "error.stack is at most 65,536 UTF-8 bytes"),
     ViolationCode.LEASE_WITHOUT_IN_FLIGHT: (

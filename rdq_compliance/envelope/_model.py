@@ -27,9 +27,7 @@ __all__ = [
     "Status",
 ]
 
-JSONValue: TypeAlias = (
-    bool | int | float | str | list["JSONValue"] | dict[str, "JSONValue"] | None
-)
+JSONValue: TypeAlias = bool | int | float | str | list["JSONValue"] | dict[str, "JSONValue"] | None
 
 
 class Status(enum.StrEnum):

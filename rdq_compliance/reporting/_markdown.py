@@ -72,6 +72,8 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     out += ["", " · ".join(facts)]
     if report["aborted"]:
         out += ["", f"**The run stopped early:** {md_cell(report['aborted'])}"]
+    for note in report.get("notes", ()):
+        out += ["", f"Note: {md_cell(note)}"]
     if verdict != "compliant":
         out += ["", "A requirement counts only when it ran and passed: the verdict is "
                     f"**{verdict}**."]

@@ -107,6 +107,8 @@ class RunMeta:
     plugins: tuple[PluginMeta, ...]
     aborted: str | None = None
     """Why the run stopped early (-x, interrupt, crashed testee), when it did."""
+    notes: tuple[str, ...] = ()
+    """What else the kit noticed (a storage that had to be reopened, a failed close)."""
 
 
 def clip_message(text: str | None) -> str | None:

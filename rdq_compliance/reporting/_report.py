@@ -126,6 +126,7 @@ def build_report(
         "started_at": _rfc3339(run.started_at),
         "duration_ms": _ms(run.duration),
         "aborted": run.aborted,
+        "notes": list(run.notes),
         "plugins": plugin_docs,
         "counts": _counts([r["status"] for p in plugin_docs for r in p["requirements"]]),
         "verdict": worst(p.verdict for p in plugins).value,

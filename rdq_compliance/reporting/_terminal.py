@@ -20,6 +20,7 @@ def terminal_lines(report: Mapping[str, Any]) -> list[str]:
     lines = [f"verdict: {str(report['verdict']).upper()}"]
     if report["aborted"]:
         lines.append(f"the run stopped early: {s(report['aborted'])}")
+    lines.extend(f"note: {s(note)}" for note in report.get("notes", ()))
     for p in report["plugins"]:
         if p["name"] is None:
             what = f"not opened: {s(p['unavailable'] or 'no information from the kit')}"

@@ -11,7 +11,7 @@ from hypothesis import assume
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ..envelope import Attempt, Envelope, ErrorInfo, Outcome, Status, encode
+from ..envelope import Attempt, Envelope, ErrorInfo, JSONValue, Outcome, Status, encode
 from ..envelope._limits import MAX_ENVELOPE_BYTES, MAX_KNOWN_INT, MESSAGE_LIMIT, STACK_LIMIT
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS, format_timestamp
 from ._args import check_bool, check_bounds, check_collection, check_int
@@ -50,14 +50,24 @@ _TIMESTAMPS = timestamps()
 _OPTIONAL_TIMESTAMPS = st.one_of(st.none(), _TIMESTAMPS)
 _DETAILS = st.one_of(st.none(), json_values(max_leaves=6))
 _ONE_IN_FOUR = st.integers(0, 3)
+_LONG_FIELDS = st.sampled_from(("message", "stack", "both"))
 _MESSAGES_AT_LIMIT = truncated_texts(limit=MESSAGE_LIMIT)
 _STACKS_AT_LIMIT = truncated_texts(limit=STACK_LIMIT)
-_NO_EXTRAS: st.SearchStrategy[dict[str, object]] = st.just({})
+_NO_EXTRAS: st.SearchStrategy[dict[str, JSONValue]] = st.just({})
 # Unknown fields inside attempts and errors are drawn for about half of them:
 # JSON values are the costliest part of an envelope to generate.
 _ERROR_EXTRAS = st.one_of(_NO_EXTRAS, unknown_field_maps(forbidden_keys=ERROR_FIELDS))
 _ATTEMPT_EXTRAS = st.one_of(_NO_EXTRAS, unknown_field_maps(forbidden_keys=ATTEMPT_FIELDS))
-_ENVELOPE_EXTRAS = unknown_field_maps(forbidden_keys=ENVELOPE_FIELDS)
+# payload_ref is reserved but unknown in v1 (C10): a store that special-cases
+# it must still preserve it, so a quarter of the envelopes carry it.
+_ENVELOPE_EXTRAS = st.builds(
+    lambda fields, ref: {**fields, **ref},
+    unknown_field_maps(forbidden_keys=ENVELOPE_FIELDS),
+    st.one_of(
+        _NO_EXTRAS, _NO_EXTRAS, _NO_EXTRAS,
+        st.fixed_dictionaries({"payload_ref": json_values(max_leaves=4)}),
+    ),
+)  # fmt: skip
 _STATUSES = st.sampled_from(Status)
 _NUMBERING = st.sampled_from(("drawn", "sequential", "redriven"))
 _NAMES = names()
@@ -82,11 +92,12 @@ def _errors(
     draw: st.DrawFn, unknown_fields: bool, max_text_size: int, long_texts: bool,
     lease_expired: bool,
 ) -> ErrorInfo:  # fmt: skip
-    # Long (C1-limit) texts are drawn when the integer is at its maximum, so
-    # shrinking (towards 0) moves away from them.
     texts, types, optional_texts = _texts(max_text_size)
-    long_message = long_texts and draw(_ONE_IN_FOUR) == 3
-    long_stack = long_texts and not lease_expired and draw(_ONE_IN_FOUR) == 3
+    # With long_texts at least one of message/stack sits at its C1 limit (a
+    # LEASE_EXPIRED error has no stack, so there it is the message).
+    which = "message" if lease_expired or not long_texts else draw(_LONG_FIELDS)
+    long_message = long_texts and which in ("message", "both")
+    long_stack = long_texts and which in ("stack", "both")
     if lease_expired:
         type_ = LEASE_EXPIRED_TYPE
         if draw(st.booleans()):
@@ -119,9 +130,9 @@ def errors(
     lease_expired: bool = False,
 ) -> st.SearchStrategy[ErrorInfo]:  # fmt: skip
     """Error objects of an attempt record. Free-text ``type``/``message``/``stack``
-    of at most ``max_text_size`` code points; with ``long_texts`` the message and
-    stack are sometimes at their C1 limits (4,096 / 65,536 bytes, truncated with
-    the marker). ``detail`` is null or any JSON value; ``unknown_fields`` adds
+    of at most ``max_text_size`` code points; with ``long_texts`` the message, the
+    stack or both are texts at their C1 limits (4,096 / 65,536 bytes, see
+    :func:`truncated_texts`). ``detail`` is null or any JSON value; ``unknown_fields`` adds
     unknown keys. ``lease_expired`` gives the shape a LEASE_EXPIRED attempt
     needs: type ``rdq.LeaseExpired`` and no stack."""
     check_bool("unknown_fields", unknown_fields)
@@ -146,10 +157,10 @@ def _attempts(
         error: ErrorInfo | None = draw(
             _errors(unknown_fields, max_text_size, long_texts, lease_expired=True)
         )
+    elif long_texts:
+        error = draw(_errors(unknown_fields, max_text_size, long_texts, lease_expired=False))
     else:
-        error = draw(
-            _optional(_errors(unknown_fields, max_text_size, long_texts, lease_expired=False))
-        )
+        error = draw(_optional(_errors(unknown_fields, max_text_size, False, lease_expired=False)))
     return Attempt(
         attempt_no=draw(_COUNTERS),
         started_at=draw(_TIMESTAMPS),
@@ -166,7 +177,8 @@ def attempts(
 ) -> st.SearchStrategy[Attempt]:  # fmt: skip
     """Attempt records with an outcome from ``outcomes``. A LEASE_EXPIRED attempt
     always has an ``rdq.LeaseExpired`` error without stack; other outcomes have
-    an optional error (see :func:`errors`). ``finished_at`` is null or any
+    an optional error (see :func:`errors`), always present with ``long_texts``
+    (whose message and/or stack then sit at the C1 limits). ``finished_at`` is null or any
     timestamp: the spec orders nothing, so neither does this strategy."""
     chosen = check_collection("outcomes", outcomes, allow_empty=False)
     if not all(isinstance(o, Outcome) for o in chosen):
@@ -174,7 +186,7 @@ def attempts(
     check_bool("unknown_fields", unknown_fields)
     check_bool("long_texts", long_texts)
     return _attempts(
-        tuple(dict.fromkeys(chosen)),  # type: ignore[arg-type]
+        tuple(dict.fromkeys(chosen)),
         unknown_fields,
         _check_text_size(max_text_size),
         long_texts,
@@ -271,7 +283,7 @@ def envelopes(
     for version in versions:
         check_int("an envelope_versions item", version, min_value=0, max_value=MAX_KNOWN_INT)
     args = _check_envelope_args(min_attempts, max_attempts, unknown_fields, max_payload_size)
-    return _envelopes(_versions(frozenset(versions)), *args)  # type: ignore[arg-type]
+    return _envelopes(_versions(frozenset(versions)), *args)
 
 
 def envelopes_of_other_versions(
@@ -286,7 +298,7 @@ def envelopes_of_other_versions(
         if isinstance(version, bool) or not isinstance(version, int):
             raise InvalidArgument(f"exclude={exclude!r} must hold only integers")
     args = _check_envelope_args(0, max_attempts, unknown_fields, max_payload_size)
-    return _envelopes(_other_versions(frozenset(excluded)), *args)  # type: ignore[arg-type]
+    return _envelopes(_other_versions(frozenset(excluded)), *args)
 
 
 @functools.cache

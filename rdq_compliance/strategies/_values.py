@@ -351,7 +351,7 @@ def unknown_field_maps(
         raise InvalidArgument(f"forbidden_keys={forbidden_keys!r} must hold only strings")
     check_int("max_size", max_size, min_value=0)
     check_int("max_leaves", max_leaves, min_value=1)
-    return _unknown_field_maps(frozenset(forbidden), max_size, max_leaves)  # type: ignore[arg-type]
+    return _unknown_field_maps(frozenset(forbidden), max_size, max_leaves)
 
 
 @functools.cache

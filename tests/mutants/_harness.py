@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -130,6 +131,8 @@ def run_kit(plugin_args: Sequence[str], *, extra: Sequence[str] = (), timeout: f
         result.report = json.loads(report_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         result.problems.append(f"no readable report at {report_path}: {exc}")
+    if os.environ.get("RDQ_ZOO_KEEP") != "1":  # RDQ_ZOO_KEEP=1 keeps report and failures
+        shutil.rmtree(work, ignore_errors=True)
     return result
 
 

@@ -109,6 +109,23 @@ class TestMariaDB(StorageCases):
             for t in outside:
                 sql.execute(f"DROP TABLE IF EXISTS `{t}`")
 
+    def test_tables_are_created_by_the_first_write(
+        self, live: tuple[Storage, Namespaces], leftovers: Callable[[str], list[str]]
+    ) -> None:
+        storage, spaces = live
+        ns = spaces.new()
+        adapter = storage.open(ns)
+        assert leftovers(ns) == []  # open() alone runs no DDL
+        assert adapter.read("01ARZ3NDEKTSV4RRFFQ69G5FAV") is None
+        env = awkward_envelope()
+        adapter.write(env)
+        assert len(leftovers(ns)) == 3
+        # An adapter whose namespace was dropped under it starts the namespace afresh.
+        storage.drop(ns)
+        assert adapter.read(env.id) is None
+        adapter.write(env)
+        assert_same(env, adapter.read(env.id))
+
     def test_trailing_space_ids_are_distinct(self, live: tuple[Storage, Namespaces]) -> None:
         storage, spaces = live
         adapter = storage.open(spaces.new())

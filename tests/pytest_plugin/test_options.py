@@ -140,3 +140,51 @@ def test_full_suite_passes_against_a_correct_plugin(kit: pytest.Pytester) -> Non
     outcomes = result.parseoutcomes()
     assert result.ret == 0, result.stdout.str()[-3000:]
     assert outcomes["passed"] >= 200 and "failed" not in outcomes and "skipped" not in outcomes
+
+
+def test_explicit_suite_path_collects_only_that_suite(kit: pytest.Pytester) -> None:
+    from rdq_compliance._pytest.kit import SUITES_DIR
+
+    result = run(kit, "--rdq-plugin=fake", str(SUITES_DIR / "test_versions.py"), "-v")
+    assert result.ret == 0
+    assert "test_versions.py" in result.stdout.str()
+    assert "test_golden.py" not in result.stdout.str()
+
+
+def test_authors_own_hypothesis_tests_are_unaffected(kit: pytest.Pytester) -> None:
+    kit.makepyfile(test_own='''
+        from hypothesis import given, settings, strategies as st
+
+        calls = []
+
+        @given(st.integers())
+        def test_default_settings(n):
+            calls.append(n)
+            current = settings()
+            assert current.max_examples == 100 and current.deadline is not None
+
+        def test_ran_all_examples():
+            assert len(calls) == 100
+    ''')
+    result = run(kit, "--rdq-plugin=fake", "test_own.py", "-k",
+                 "default_settings or ran_all or test_generated_envelopes_roundtrip")
+    result.assert_outcomes(passed=3)
+
+
+def test_stdio_testee_end_to_end(kit: pytest.Pytester) -> None:
+    """The built-in stdio plugin with the bridge's own fake testee: a mangled timestamp
+    on the wire fails the read, naming RDQ-RT-004 and C3."""
+    import sys
+    from pathlib import Path
+
+    testee = Path(__file__).parents[1] / "stdio" / "testees" / "good.py"
+    if not testee.exists():
+        pytest.skip("the stdio bridge's fake testee is not in this tree")
+    good = f"{sys.executable} {testee}"
+    ok = run(kit, "--rdq-plugin=stdio", f"--rdq-testee={good} --durable",
+             "-k", "test_payload_bytes_are_kept or test_durable_across_reopen")
+    ok.assert_outcomes(passed=8)
+    bad = run(kit, "--rdq-plugin=stdio", f"--rdq-testee={good} --mangle timestamp",
+              "-k", "test_payload_bytes_are_kept and empty")
+    bad.assert_outcomes(failed=1)
+    bad.stdout.fnmatch_lines(["*RDQ-RT-004: what a plugin returns*clauses broken: C3*"])

@@ -53,16 +53,18 @@ def passing(label: str = "mem", *, caps: Iterable[str] = (),
     return out
 
 
-def run_meta(plugins: Sequence[PluginMeta], aborted: str | None = None) -> RunMeta:
+def run_meta(plugins: Sequence[PluginMeta], aborted: str | None = None,
+             notes: Sequence[str] = ()) -> RunMeta:
     return RunMeta(kit_version="0.1.0", fixture_hash="sha256:" + "0" * 64, profile="quick",
                    seed=0, started_at=datetime(2026, 7, 20, 14, 3, 22, 117000, tzinfo=UTC),
-                   duration=1.5, plugins=tuple(plugins), aborted=aborted)
+                   duration=1.5, plugins=tuple(plugins), aborted=aborted, notes=tuple(notes))
 
 
 def report_for(plugins: Sequence[PluginMeta], tests: Sequence[TestResult],
-               aborted: str | None = None, **kw: Any) -> dict[str, Any]:
+               aborted: str | None = None, notes: Sequence[str] = (),
+               **kw: Any) -> dict[str, Any]:
     results = evaluate(plugins, tests, aborted=aborted)
-    return build_report(run_meta(plugins, aborted), results, **kw)
+    return build_report(run_meta(plugins, aborted, notes), results, **kw)
 
 
 def validate_schema(report: dict[str, Any]) -> None:

@@ -128,6 +128,12 @@ def test_terminal_lines():
                for ln in lines)
 
 
+def test_notes_are_shown_sanitized():
+    r = report_for([meta()], passing(), notes=["plugin 'm': storage.close() failed: \x1b[1m<x>|"])
+    assert "note: plugin 'm': storage.close() failed: [1m<x>|" in terminal_lines(r)
+    assert "Note: plugin 'm': storage.close() failed: &#91;1m&lt;x&gt;&#124;" in render_markdown(r)
+
+
 def test_terminal_lines_explain_incomplete():
     r = report_for([meta()], passing(override={UNGATED_MUST.id: None}))
     assert any(ln.startswith(f"  NOT-RUN {UNGATED_MUST.id}: no test") for ln in terminal_lines(r))
