@@ -18,9 +18,9 @@ from __future__ import annotations
 import queue
 import threading
 import traceback
-from pathlib import Path
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, NoReturn
 
 from ..storage import ErrorCode, StorageError

@@ -53,9 +53,11 @@ __all__ = [
 
 Obj = dict[str, Any]
 
-ENVELOPE_FIELDS = frozenset(
-    ["envelope_version", "id", "queue", "handler_ref", "handler_version", "payload", "payload_content_type", "headers", "status", "attempt_count", "redrive_count", "next_attempt_at", "lease_expires_at", "created_at", "attempts"]
-)
+ENVELOPE_FIELDS = frozenset((
+    "envelope_version", "id", "queue", "handler_ref", "handler_version", "payload",
+    "payload_content_type", "headers", "status", "attempt_count", "redrive_count",
+    "next_attempt_at", "lease_expires_at", "created_at", "attempts",
+))
 ATTEMPT_FIELDS = frozenset(["attempt_no", "started_at", "finished_at", "outcome", "error"])
 ERROR_FIELDS = frozenset(["type", "message", "detail", "stack"])
 _TOP_TIMESTAMPS = ("next_attempt_at", "lease_expires_at", "created_at")

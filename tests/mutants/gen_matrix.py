@@ -22,7 +22,7 @@ from pathlib import Path
 from rdq_compliance import __version__
 from rdq_compliance._requirements import REQUIREMENTS, Level
 
-from ._entries import Entry, Kind, Via
+from ._entries import FAULT_FOCUS, Entry, Kind, Via
 from .zoo import ENTRIES
 
 __all__ = ["DOC", "check", "main", "render"]
@@ -97,6 +97,27 @@ def render() -> str:
         "Testees run in batches through the kit's stdio bridge (one label per testee); "
         f"{cli} also run alone through `--rdq-plugin=stdio --rdq-testee CMD`.",
         "Faults that hang use `--rdq-timeout 0.5` (testees: the bridge timeout 0.5 s).",
+        "",
+        "## How the zoo runs",
+        "",
+        "- One kit run per batch (kind x via), `--rdq-plugin` repeated: the plugin label is in",
+        "  every test id and the report has a verdict per plugin.",
+        "- By default a mutant is tested only on the requirements it declares, and a fault on",
+        "  " + ", ".join(FAULT_FOCUS) + " (`tests/mutants/_focus.py` deselects the",
+        "  rest; the report then says `not-run` for them, which can never hide a failure).",
+        "  Correct variants always run every test. `RDQ_ZOO_FULL=1` runs everything for every",
+        "  entry, as `--measure` does.",
+        "- \"No traceback from the kit itself\" (`tests/mutants/_harness.py`): in every",
+        "  traceback the run prints, frames in `rdq_compliance/suites/` (the assertion site)",
+        "  and in the plugin under test (and what the plugin calls) are allowed; any other",
+        "  frame in `rdq_compliance/` is the kit's own machinery and fails the check, as do",
+        "  `INTERNALERROR`, `Exception in thread` and unraisable/thread-exception warnings.",
+        "",
+        "## Not modelled",
+        "",
+        "- jsonb dropping duplicate keys: a valid envelope never holds duplicate keys (C11), so",
+        "  no store can be caught dropping one; the other direction (a testee sending duplicate",
+        "  keys) is `t_dup_keys`.",
         "",
     ]
     return "\n".join(out)

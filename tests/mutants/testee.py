@@ -32,9 +32,11 @@ Obj = dict[str, Any]
 
 TOP_TIMESTAMPS = ("next_attempt_at", "lease_expires_at", "created_at")
 ATTEMPT_TIMESTAMPS = ("started_at", "finished_at")
-KNOWN_TOP = frozenset(
-    ["envelope_version", "id", "queue", "handler_ref", "handler_version", "payload", "payload_content_type", "headers", "status", "attempt_count", "redrive_count", "next_attempt_at", "lease_expires_at", "created_at", "attempts"]
-)
+KNOWN_TOP = frozenset((
+    "envelope_version", "id", "queue", "handler_ref", "handler_version", "payload",
+    "payload_content_type", "headers", "status", "attempt_count", "redrive_count",
+    "next_attempt_at", "lease_expires_at", "created_at", "attempts",
+))
 KNOWN_ATTEMPT = frozenset(["attempt_no", "started_at", "finished_at", "outcome", "error"])
 KNOWN_ERROR = frozenset(["type", "message", "detail", "stack"])
 OPTIONAL = {  # C9: optional known fields per object
@@ -126,7 +128,7 @@ class Testee:
 
     # -- protocol ------------------------------------------------------------------------
     def handle(self, req: Obj) -> str | None:
-        op, seq = req.get("op"), req.get("seq")
+        op, seq = req.get("op"), int(req.get("seq", -1))
         self.requests += 1
         if self.variant == "slow" and self.requests % 40 == 0:
             time.sleep(0.2)
@@ -134,9 +136,11 @@ class Testee:
             caps = [] if self.variant == "memory" else ["durable"]
             if self.variant == "extra_capability":
                 caps += ["transactions", "ttl"]
-            return self.dump({"seq": seq, "ok": True, "name": f"zoo-testee-{self.defect or self.variant}",
-                              "version": "1.0.0", "envelope_versions": list(SUPPORTED_VERSIONS),
-                              "capabilities": caps})
+            return self.dump({
+                "seq": seq, "ok": True, "name": f"zoo-testee-{self.defect or self.variant}",
+                "version": "1.0.0", "envelope_versions": list(SUPPORTED_VERSIONS),
+                "capabilities": caps,
+            })
         if op in self.counts:
             self.counts[op] += 1
             fault = self.one_shot(op)
@@ -179,7 +183,7 @@ class Testee:
             ok = self.dump({"seq": seq, "ok": True})
             return ok + "\n" + ok
         if fault == "invalid_json":
-            return '{"seq": %d, "ok": tru' % seq
+            return f'{{"seq": {seq}, "ok": tru'
         raise AssertionError(fault)
 
     def error(self, seq: int, code: str, message: str) -> str:
@@ -219,7 +223,7 @@ class Testee:
         if self.defect == "dup_keys":  # the envelope object carries "status" twice
             body = self.dump(env)
             body = '{"status":"DEAD",' + body[1:]
-            return '{"seq":%d,"ok":true,"envelope":%s}' % (seq, body)
+            return f'{{"seq":{seq},"ok":true,"envelope":{body}}}'
         return self.dump({"seq": seq, "ok": True, "envelope": env})
 
     def drop(self, namespace: str) -> None:
@@ -264,7 +268,8 @@ class Testee:
                             obj[key] = obj[key].strip()
         if self.variant == "absent_optional":
             for obj, known in objects(env):
-                kind = "top" if known is KNOWN_TOP else "attempt" if known is KNOWN_ATTEMPT else "error"
+                kind = ("top" if known is KNOWN_TOP
+                        else "attempt" if known is KNOWN_ATTEMPT else "error")
                 for key in OPTIONAL[kind]:
                     if key in obj and obj[key] is None:
                         del obj[key]

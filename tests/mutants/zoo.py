@@ -261,6 +261,15 @@ class PostgresTextNul(DocStorage):
         return map_strings(doc, lambda s: s.replace("\x00", ""))
 
 
+@mutant("postgres_jsonb_rejects_nul", "PostgreSQL jsonb: 'unsupported Unicode escape "
+        "sequence \\u0000'", "refuses valid envelopes holding U+0000 (INTERNAL)", R + "006")
+class PostgresJsonbRejectsNul(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        if "\\u0000" in json.dumps(doc):
+            raise StorageError(ErrorCode.INTERNAL, "unsupported Unicode escape sequence \\u0000")
+        return doc
+
+
 @mutant("char_pad_space", "CHAR(n)/PAD SPACE collations (MySQL, SQL Server, Oracle CHAR)",
         "strips trailing spaces from every string", R + "006")
 class CharPadSpace(DocStorage):
@@ -353,8 +362,8 @@ class MysqlBooleanTinyint(DocStorage):
         "returns attempt_count and redrive_count as float", R + "004")
 class KnownIntAsFloat(DocStorage):
     def on_model(self, env: Envelope) -> Any:
-        return replace(env, attempt_count=float(env.attempt_count),
-                       redrive_count=float(env.redrive_count))
+        return replace(env, attempt_count=float(env.attempt_count),  # type: ignore[arg-type]  # the defect
+                       redrive_count=float(env.redrive_count))  # type: ignore[arg-type]  # the defect
 
 
 # -- ids, payload (C6, C7) -----------------------------------------------------------------
@@ -375,7 +384,7 @@ class IdLowercase(DocStorage):
         "reads the empty payload back as None", R + "008")
 class EmptyPayloadNull(DocStorage):
     def on_model(self, env: Envelope) -> Any:
-        return replace(env, payload=None) if env.payload == b"" else env
+        return replace(env, payload=None) if env.payload == b"" else env  # type: ignore[arg-type]  # the defect
 
 
 @mutant("payload_base64url", "payload kept as URL-safe base64, decoded with the standard "
@@ -412,7 +421,7 @@ class PayloadNulTrimmed(DocStorage):
         "returns the payload as memoryview instead of bytes", R + "004")
 class PsycopgMemoryview(DocStorage):
     def on_model(self, env: Envelope) -> Any:
-        return replace(env, payload=memoryview(env.payload))
+        return replace(env, payload=memoryview(env.payload))  # type: ignore[arg-type]  # the defect
 
 
 # -- headers (C8) ---------------------------------------------------------------------------
@@ -438,7 +447,7 @@ class HeaderEmptyKeyDropped(DocStorage):
         "returns None for an empty header map", R + "009")
 class HeadersEmptyMapNull(DocStorage):
     def on_model(self, env: Envelope) -> Any:
-        return replace(env, headers=None) if not env.headers else env
+        return replace(env, headers=None) if not env.headers else env  # type: ignore[arg-type]  # the defect
 
 
 @mutant("mongodb_dotted_keys", "MongoDB < 5.0 rejects field names containing '.' or "
@@ -604,12 +613,23 @@ class RedisLpushAttempts(DocStorage):
         return doc
 
 
+@mutant("redis_hgetall_attempts", "attempts in a Redis hash keyed by position, HGETALL "
+        "sorted as strings by the client", "puts attempt 10 before attempt 2 (11+ attempts)",
+        R + "005", M + "GOLD-001")
+class RedisHgetallAttempts(DocStorage):
+    def on_read(self, doc: Obj) -> Obj:
+        fields = {str(i): a for i, a in enumerate(doc["attempts"])}
+        doc["attempts"] = [fields[k] for k in sorted(fields)]
+        return doc
+
+
 @mutant("redis_set_attempts", "attempts in a Redis SET (SMEMBERS: no order, no duplicates)",
         "returns attempts in hash order and collapses identical ones", R + "005")
 class RedisSetAttempts(DocStorage):
     def on_read(self, doc: Obj) -> Obj:
         members = {dumps(a) for a in doc["attempts"]}
-        doc["attempts"] = [d for d in (json.loads(t) for t in sorted(members, key=lambda t: hashlib.md5(t.encode()).digest()))]
+        order = sorted(members, key=lambda t: hashlib.md5(t.encode()).digest())  # hash order
+        doc["attempts"] = [json.loads(t) for t in order]
         return doc
 
 
@@ -1044,7 +1064,7 @@ class FaultHangOnce(DocStorage):
 @fault("fault_info_wrong_type", "info is a dict, not a StorageInfo", "StorageInfo", "info")
 class FaultInfoWrongType(DocStorage):
     @property
-    def info(self) -> Any:  # type: ignore[override]
+    def info(self) -> Any:
         return {"name": "zoo", "version": "1"}
 
 

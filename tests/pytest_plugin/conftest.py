@@ -1,16 +1,15 @@
 from __future__ import annotations
 
-import pytest
-
 # Import the kit (and Hypothesis) in this process before any in-process pytester run:
 # pytester restores sys.modules after each run, and modules first imported inside a
 # run would be re-imported by the next one, mixing two generations of Hypothesis
 # classes ("Expected a SearchStrategy but got LazyStrategy").
 import hypothesis.stateful  # noqa: F401
-import rdq_compliance._pytest.kit  # noqa: F401
-import rdq_compliance.strategies  # noqa: F401
-import rdq_compliance.suites._strategies  # noqa: F401
+import pytest
 
+import rdq_compliance._pytest.kit
+import rdq_compliance.strategies
+import rdq_compliance.suites._strategies  # noqa: F401
 from tests.pytest_plugin._standin import STANDIN, install_fake_dist
 
 
@@ -23,3 +22,9 @@ def kit(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.syspathinsert()
     return pytester
 
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # The kit registers this marker only in a kit run; test_suites.py imports the
+    # suite modules in this (non-kit) run.
+    config.addinivalue_line("markers", "rdq_requirement(id): the rdq requirement a test checks")

@@ -59,7 +59,8 @@ def test_unknown_name_lists_the_plugins_found(fake_site: Path) -> None:
 
 
 def test_plugin_whose_import_fails_is_a_clear_error(fake_site: Path) -> None:
-    with pytest.raises(DiscoveryError, match=r"entry point failed to load .*RuntimeError: imported!"):
+    with pytest.raises(DiscoveryError,
+                       match=r"entry point failed to load .*RuntimeError: imported!"):
         load_plugin("broken")
 
 
