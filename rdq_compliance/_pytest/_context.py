@@ -356,17 +356,16 @@ class Rdq:
             return  # replaying another property of this test
         replaying = case is not None and case.example is not None
 
-        @functools.wraps(check)
-        def run(**kwargs: Any) -> None:
-            __tracebackhide__ = True
-            try:
-                check(**kwargs)
-            except BaseException as exc:
-                # Set on every failing run; the last run is the minimal example.
-                exc.rdq_example = (name, kwargs)  # type: ignore[attr-defined]
-                raise
-
-        test = given(**strategies)(run)
+        # The values of the example being run, recorded as they are drawn: the
+        # last run before Hypothesis re-raises is the minimal failing example.
+        # (Recording through the strategies, not a wrapper around ``check``,
+        # keeps kit frames out of the failure's traceback.)
+        drawn: dict[str, Any] = {}
+        recorded = {
+            key: strategy.map(functools.partial(_record, drawn, key))
+            for key, strategy in strategies.items()
+        }
+        test = given(**recorded)(check)
         if replaying:
             assert case is not None
             test = example(**case.example_kwargs())(test)
@@ -375,8 +374,11 @@ class Rdq:
         test = hypothesis_seed(
             derived_seed(self.settings.seed, self._test_name, params, name)
         )(test)
-        test()
-
+        try:
+            test()
+        except BaseException as exc:
+            exc.rdq_example = (name, dict(drawn))  # type: ignore[attr-defined]
+            raise
 
     def run_machine(self, machine: type[RuleBasedStateMachine]) -> None:
         """Run a Hypothesis state machine under the profile's stateful budget and seed."""
@@ -388,6 +390,11 @@ class Rdq:
         run_state_machine_as_test(
             seeded, settings=hypothesis_settings(self.settings.profile, "stateful")
         )
+
+
+def _record(drawn: dict[str, Any], key: str, value: Any) -> Any:
+    drawn[key] = value
+    return value
 
 
 class Namespace:

@@ -24,7 +24,7 @@ BUDGETS: dict[str, dict[str, tuple[int, int]]] = {
     # several envelopes per example, or a storage restart per example.
     "heavy": {"quick": (3, 0), "ci": (10, 0), "thorough": (60, 0)},
     # the state machine: runs x steps.
-    "stateful": {"quick": (6, 15), "ci": (20, 25), "thorough": (100, 50)},
+    "stateful": {"quick": (8, 20), "ci": (20, 30), "thorough": (100, 50)},
 }
 
 

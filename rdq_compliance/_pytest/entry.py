@@ -62,6 +62,11 @@ def option(config: pytest.Config, ini: str) -> object:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # Registered in every run: a suite module imported outside a kit run (the kit's own
+    # tests, --strict-markers) must not warn about its marker.
+    config.addinivalue_line(
+        "markers", "rdq_requirement(id): the rdq requirement a kit test checks"
+    )
     if not option(config, "rdq_plugins"):
         return  # without --rdq-plugin the kit adds nothing to a pytest run
     from . import kit, reporting_plugin

@@ -140,9 +140,6 @@ def configure(config: pytest.Config) -> None:
         except KeyError as exc:
             raise _usage(f"--rdq-replay: {exc.args[0]}") from None
     loaded = _load_plugins(config, settings)
-    config.addinivalue_line(
-        "markers", f"{MARKER}(id): the rdq requirement a kit test checks (set by @requirement)"
-    )
     config.stash[RUN_KEY] = KitRun(
         plugins=[PluginUnderTest(p.label) for p in loaded],
         profile=settings.profile,

@@ -156,6 +156,12 @@ def rdq_storage_options() -> list[OptionSpec]:
             help="seconds the testee may take to answer one request before it counts as hung",
         ),
         OptionSpec(
+            "start_timeout",
+            default="30",
+            help="seconds the testee may take to start and answer hello (a JVM or a cold "
+            "interpreter starts far slower than it answers one request)",
+        ),
+        OptionSpec(
             "state_dir",
             default="",
             help="RDQ_STATE_DIR handed to the testee (default: a temporary directory that "
@@ -181,17 +187,8 @@ def rdq_storage_open(options: Mapping[str, str]) -> StdioStorage:
             "check its quotes",
             setting="command",
         ) from None
-    raw_timeout = options.get("timeout") or "10"
-    try:
-        timeout = float(raw_timeout)
-    except ValueError:
-        timeout = math.nan
-    if not (math.isfinite(timeout) and timeout > 0):
-        raise StorageUnavailable(
-            f"stdio option timeout={raw_timeout!r} is not a number of seconds > 0 "
-            "(e.g. --rdq-option timeout=10)",
-            setting="timeout",
-        )
+    timeout = _seconds(options, "timeout", "10")
+    start_timeout = _seconds(options, "start_timeout", "30")
     state_dir = options.get("state_dir") or ""
     if state_dir:
         state_dir = os.path.abspath(state_dir)
@@ -204,7 +201,22 @@ def rdq_storage_open(options: Mapping[str, str]) -> StdioStorage:
             ) from None
     else:
         state_dir = _shared_state_dir()
-    return StdioStorage(argv, timeout=timeout, state_dir=state_dir)
+    return StdioStorage(argv, timeout=timeout, start_timeout=start_timeout, state_dir=state_dir)
+
+
+def _seconds(options: Mapping[str, str], name: str, default: str) -> float:
+    raw = options.get(name) or default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise StorageUnavailable(
+            f"stdio option {name}={raw!r} is not a number of seconds > 0 "
+            f"(e.g. --rdq-option {name}={default})",
+            setting=name,
+        )
+    return value
 
 
 # --- one testee process -------------------------------------------------------------
@@ -362,10 +374,13 @@ atexit.register(_kill_all)
 class StdioStorage:
     """A :class:`~rdq_compliance.Storage` backed by a testee process."""
 
-    def __init__(self, argv: Sequence[str], *, timeout: float, state_dir: str) -> None:
+    def __init__(
+        self, argv: Sequence[str], *, timeout: float, start_timeout: float = 30.0, state_dir: str
+    ) -> None:
         self.argv = list(argv)
         self.command = shlex.join(self.argv)
         self.timeout = timeout
+        self.start_timeout = start_timeout
         self.state_dir = state_dir
         self._env = {**os.environ, "RDQ_STATE_DIR": state_dir}
         self._lock = threading.RLock()
@@ -447,7 +462,9 @@ class StdioStorage:
         except OSError as exc:
             raise TesteeFault("start", f"it cannot be executed: {exc}") from None
         self._proc = proc
-        response = self._exchange(proc, "hello", f',"protocol":{PROTOCOL_VERSION}')
+        response = self._exchange(
+            proc, "hello", f',"protocol":{PROTOCOL_VERSION}', timeout=self.start_timeout
+        )
         try:
             info = _hello_info(response)
         except ValueError as exc:
@@ -535,8 +552,11 @@ class StdioStorage:
             stderr_tail=self._proc.tail() if self._proc else (),
         )
 
-    def _exchange(self, proc: _Process, op: str, extra: str) -> dict[str, Any]:
+    def _exchange(
+        self, proc: _Process, op: str, extra: str, *, timeout: float | None = None
+    ) -> dict[str, Any]:
         """Send one request and return its (successful) response object."""
+        timeout = self.timeout if timeout is None else timeout
         seq = proc.seq
         proc.seq += 1
         where = f"{op} (seq {seq})"
@@ -548,20 +568,20 @@ class StdioStorage:
                               f"testee printed a line before request {where} was sent: "
                               f"{_preview(stray)}")
         data = f'{{"op":"{op}","seq":{seq}{extra}}}\n'.encode("utf-8", "backslashreplace")
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + timeout
         try:
             sent = proc.send(data, deadline)
         except BrokenPipeError:
             raise self._crashed(proc, where) from None
         if not sent:
             raise self._fault(proc, "timeout",
-                              f"testee did not read request {where} within {self.timeout:g} s")
+                              f"testee did not read request {where} within {timeout:g} s")
         raw = proc.receive(deadline)
         if raw is None:
             raise self._crashed(proc, where)
         if raw is False:
             raise self._fault(proc, "timeout",
-                              f"testee did not answer {where} within {self.timeout:g} s")
+                              f"testee did not answer {where} within {timeout:g} s")
         assert isinstance(raw, bytes)
         response = self._parse(proc, raw, op, seq)
         if response["ok"] is True:

@@ -30,7 +30,8 @@ def distinct_envelopes(
 @st.composite
 def envelopes_with_reordered_attempts(draw: st.DrawFn) -> Envelope:
     """Attempts whose attempt_no repeat, decrease or skip (C12: list order rules)."""
-    env = draw(envelopes(min_attempts=2, max_attempts=8))
+    # up to 14 attempts: past 10, where position keys sorted as text misorder
+    env = draw(envelopes(min_attempts=2, max_attempts=14))
     nos = draw(st.lists(st.integers(0, 3), min_size=len(env.attempts),
                         max_size=len(env.attempts)))
     attempts = tuple(dataclasses.replace(a, attempt_no=n) for a, n in zip(env.attempts, nos,

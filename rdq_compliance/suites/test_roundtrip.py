@@ -93,8 +93,10 @@ def _attempt(no: int, tag: str) -> Attempt:
 @requirement("RDQ-RT-005")
 @pytest.mark.parametrize(
     "numbers",
-    [(1, 2, 3, 1, 2), (3, 2, 1), (1, 1, 1), (0, 7, 0)],
-    ids=["redriven", "decreasing", "repeated", "zeros"],
+    [(1, 2, 3, 1, 2), (3, 2, 1), (1, 1, 1), (0, 7, 0), tuple(range(1, 13)),
+     (*range(1, 12), *range(1, 4), 100, 20, 3)],
+    # 10+ attempts: stores keyed by position text sort "10" before "2"
+    ids=["redriven", "decreasing", "repeated", "zeros", "twelve", "long-redriven"],
 )
 def test_attempt_order_is_kept(rdq: Rdq, numbers: tuple[int, ...]) -> None:
     """RDQ-RT-005 (C12): attempts come back in list order, whatever their attempt_no."""

@@ -17,15 +17,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from rdq_compliance import (
-    Attempt,
     Envelope,
-    ErrorCode,
-    ErrorInfo,
-    StorageError,
     StorageInfo,
     from_json,
     parse_json,
@@ -168,10 +164,6 @@ class DocAdapter:
         pass
 
 
-def refuse(code: ErrorCode, message: str) -> StorageError:
-    return StorageError(code, message)
-
-
 # -- helpers the mutants share ----------------------------------------------------------
 
 
@@ -293,10 +285,3 @@ def cut_utf8(text: str, limit: int, marker: str = "") -> str:
     room = limit - len(marker.encode("utf-8"))
     return data[:room].decode("utf-8", "ignore") + marker
 
-
-def shift(dt: datetime, **kw: float) -> datetime:
-    return dt + timedelta(**kw)
-
-
-# Re-exported for zoo.py so that it needs one import line for the model types.
-MODEL = (Attempt, Envelope, ErrorInfo)

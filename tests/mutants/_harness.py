@@ -138,12 +138,13 @@ def run_kit(plugin_args: Sequence[str], *, extra: Sequence[str] = (), timeout: f
 
 # -- "no traceback from the kit itself" --------------------------------------------------
 
-_SECTION = re.compile(r"^_{3,} (.*?) _{3,}$")
+_SECTION = re.compile(r"^_+ (.*?[A-Za-z0-9].*?) _+$")  # pytest: "_ name _" at the least
+# Python tracebacks also appear inside pytest's "E   " failure message lines.
 _CHAIN = re.compile(
-    r"^\s*(Traceback \(most recent call last\):|During handling of the above exception"
+    r"^E?\s*(Traceback \(most recent call last\):|During handling of the above exception"
     r"|The above exception was the direct cause|[+|]?\s*Exception Group Traceback)"
 )
-_PY_FRAME = re.compile(r'^[\s|+]*File "([^"]+)", line \d+')
+_PY_FRAME = re.compile(r'^E?[\s|+]*File "([^"]+)", line \d+')
 _PYTEST_FRAME = re.compile(r"^\s*([^\s\"'][^:\"']*\.py):\d+:")
 _ALWAYS_BAD = ("INTERNALERROR", "Exception in thread", "Exception ignored in",
                "PytestUnhandledThreadExceptionWarning", "PytestUnraisableExceptionWarning")

@@ -16,6 +16,7 @@ repeated); a batch runs only the entries selected in this session, so
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
@@ -42,6 +43,42 @@ FULL = os.environ.get("RDQ_ZOO_FULL") == "1"
 By default a mutant is tested on its declared requirements only and a fault on
 _entries.FAULT_FOCUS; correct variants always run everything."""
 RUN_TIMEOUT = 900.0
+
+STRICT = os.environ.get("RDQ_ZOO_STRICT") == "1"
+"""RDQ_ZOO_STRICT=1: the known kit gaps below fail instead of xfail."""
+KIT_GAPS = {
+    "writes_lost_after_drop": (
+        "KIT GAP F1: RDQ-ST-006's state machine under --rdq-profile quick (4 runs x 10 steps) "
+        "never writes to a namespace after dropping it and reads back; profile ci catches it. "
+        "RDQ-ST-004's deterministic test does not write after the drop either."
+    ),
+}
+"""Mutants the kit misses (reported to the kit's owners); strict xfail: a fix turns them
+into XPASS, which fails, so the entry has to be removed here."""
+FRAME_GAP = re.compile(r"rdq_compliance/_pytest/_context\.py:\d+: in \w+")
+FRAME_GAP_REASON = (
+    "KIT GAP F3: failing Hypothesis properties show the frame of the kit's property wrapper "
+    "(rdq_compliance/_pytest/_context.py, Rdq.for_all's `run` as impersonated by Hypothesis's "
+    "@given: the __tracebackhide__ inside `run` does not reach that frame)"
+)
+
+
+def _known_gap(entry: Entry) -> object:
+    if entry.id in KIT_GAPS and not STRICT:
+        return pytest.param(entry, id=entry.id, marks=pytest.mark.xfail(
+            strict=True, reason=KIT_GAPS[entry.id]))
+    return pytest.param(entry, id=entry.id)
+
+
+def _traceback_check(what: str, problems: list[str]) -> None:
+    """Fail on the kit's own traceback frames; the one known frame (F3) xfails."""
+    unknown = [p for p in problems if not FRAME_GAP.search(p)]
+    assert not unknown, f"{what}: the kit shows its own traceback:\n  " + "\n  ".join(
+        unknown[:20])
+    if problems and not STRICT:
+        pytest.xfail(f"{FRAME_GAP_REASON}; first: {problems[0]}")
+    assert not problems, f"{what}: the kit shows its own traceback:\n  " + "\n  ".join(
+        problems[:20])
 """Wall clock per kit run: generous (shared 2-core machine); a hung kit still ends."""
 
 
@@ -151,16 +188,13 @@ def _check_fault(entry: Entry, res: KitResult, label: str) -> None:
         f"{entry.id}: no failure message names the fault ({entry.defect}); looked for "
         f"{entry.fault_text}\n{_summary(res, label)}"
     )
-    problems = res.kit_tracebacks(label)
-    assert not problems, (
-        f"{entry.id}: the kit shows its own traceback:\n  " + "\n  ".join(problems[:15])
-    )
+    _traceback_check(entry.id, res.kit_tracebacks(label))
 
 
 _CHECK = {Kind.MUTANT: _check_mutant, Kind.CORRECT: _check_correct, Kind.FAULT: _check_fault}
 
 
-@pytest.mark.parametrize("entry", MUTANTS, ids=_ids(MUTANTS))
+@pytest.mark.parametrize("entry", [_known_gap(e) for e in MUTANTS])
 def test_mutant_is_caught(zoo: Zoo, entry: Entry) -> None:
     res = zoo.of(entry)
     _check_mutant(entry, res, entry.label)
@@ -222,10 +256,7 @@ def test_batch_output_has_no_kit_traceback(zoo: Zoo, batch: str) -> None:
     entries = [e for e in ENTRIES if e.batch == batch and e.id in zoo.selected]
     if not entries:
         pytest.skip(f"no entry of batch {batch!r} selected in this session")
-    res = zoo.batch(batch)
-    problems = res.kit_tracebacks()
-    assert not problems, f"batch {batch}: the kit shows its own traceback:\n  " + "\n  ".join(
-        problems[:20])
+    _traceback_check(f"batch {batch}", zoo.batch(batch).kit_tracebacks())
 
 
 # -- the traceback rule itself can fail ------------------------------------------------------
@@ -248,6 +279,11 @@ def test_traceback_rule_flags_kit_frames_and_internal_errors() -> None:
     assert len(kit_traceback_problems(bad_frame)) == 1
     bad_py = good.replace(f'File "{plugin}/zoo.py"', f'File "{kit}/storage/_stdio.py"')
     assert len(kit_traceback_problems(bad_py)) == 2  # the bridge frame and the codec after it
+    in_message = "\n".join(("E   " + ln) if "File" in ln or "Traceback" in ln else ln
+                           for ln in bad_py.splitlines())
+    assert len(kit_traceback_problems(in_message)) == 2
+    long_name = bad_frame.replace("_____ test_roundtrip[x] _____", "_ test_roundtrip[x] _")
+    assert len(kit_traceback_problems(long_name, only_sections=["[x]"])) == 1
     assert kit_traceback_problems("INTERNALERROR> Traceback") != []
     assert kit_traceback_problems("Exception in thread Thread-3:") != []
     other = good.replace("test_roundtrip[x]", "test_roundtrip[y]")

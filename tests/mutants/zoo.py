@@ -666,7 +666,7 @@ class AttemptRowsSurvive(DocStorage):
 
 
 @mutant("namespace_ignored", "one shared table; the namespace column never used in queries",
-        "shares data between namespaces", M + "ST-003")
+        "shares data between namespaces", M + "ST-003", M + "ST-006")
 class NamespaceIgnored(DocStorage):
     def table(self, namespace: str) -> dict[str, str]:
         return self.disk.setdefault("__shared__", {})

@@ -21,10 +21,3 @@ def kit(pytester: pytest.Pytester) -> pytest.Pytester:
     install_fake_dist(pytester.path, "fakeplugin", {"fake": "standin:plugin"})
     pytester.syspathinsert()
     return pytester
-
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    # The kit registers this marker only in a kit run; test_suites.py imports the
-    # suite modules in this (non-kit) run.
-    config.addinivalue_line("markers", "rdq_requirement(id): the rdq requirement a test checks")

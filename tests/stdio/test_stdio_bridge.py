@@ -81,11 +81,16 @@ def same(actual: Envelope | None, expected: Envelope) -> bool:
 OPENED: list[StdioStorage] = []
 
 
-def start(*flags: str, timeout: float = 0.5, state_dir: Path | str = "") -> StdioStorage:
+def start(
+    *flags: str, timeout: float = 0.5, start_timeout: float = 30, state_dir: Path | str = ""
+) -> StdioStorage:
     command = " ".join([sys.executable, str(FAKE), *flags])
-    storage = rdq_storage_open(
-        {"command": command, "timeout": str(timeout), "state_dir": str(state_dir)}
-    )
+    storage = rdq_storage_open({
+        "command": command,
+        "timeout": str(timeout),
+        "start_timeout": str(start_timeout),
+        "state_dir": str(state_dir),
+    })
     OPENED.append(storage)
     return storage
 
@@ -101,7 +106,7 @@ def _close_everything() -> Iterator[None]:
 
 def test_options_declared() -> None:
     specs = {spec.name: spec for spec in rdq_storage_options()}
-    assert set(specs) == {"command", "timeout", "state_dir"}
+    assert set(specs) == {"command", "timeout", "start_timeout", "state_dir"}
     assert specs["command"].default is None and specs["command"].env == "RDQ_TESTEE"
     assert specs["timeout"].default == "10"
     assert specs["state_dir"].default == ""
@@ -179,11 +184,12 @@ def test_command_not_found() -> None:
         rdq_storage_open({"command": "no-such-testee-xyz --flag", "timeout": "1"})
 
 
+@pytest.mark.parametrize("name", ["timeout", "start_timeout"])
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "nan", "inf"])
-def test_bad_timeout_option(value: str) -> None:
-    with pytest.raises(StorageUnavailable, match=f"timeout='{value}'") as info:
-        rdq_storage_open({"command": "true", "timeout": value})
-    assert info.value.setting == "timeout"
+def test_bad_timeout_option(name: str, value: str) -> None:
+    with pytest.raises(StorageUnavailable, match=f" {name}='{value}'") as info:
+        rdq_storage_open({"command": "true", name: value})
+    assert info.value.setting == name
 
 
 def test_command_that_exits_at_once_shows_its_stderr() -> None:
@@ -219,10 +225,16 @@ def test_bad_hello(hello: str, complaint: str) -> None:
 def test_hello_timeout_and_banner() -> None:
     t0 = time.monotonic()
     with pytest.raises(StorageUnavailable, match=r"did not answer hello \(seq 0\) within 0.5 s"):
-        start("--slow-start", "3")
+        start("--slow-start", "3", start_timeout=0.5)
     assert time.monotonic() - t0 < BOUND
     with pytest.raises(StorageUnavailable, match="not a protocol response: 'starting up'"):
         start("--banner")
+
+
+def test_start_has_its_own_timeout() -> None:
+    # A cold interpreter or a JVM starts far slower than it answers one request.
+    storage = start("--slow-start", "1", timeout=0.5, start_timeout=10)
+    assert storage.info.name == "fake"
 
 
 def test_slow_start_within_timeout() -> None:
