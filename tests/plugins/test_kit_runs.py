@@ -1,0 +1,189 @@
+"""Every example plugin passes the full kit, run as a plugin author runs it.
+
+Each test starts ``pytest --rdq-plugin=P`` in an empty folder (a subprocess: a real
+kit run with the default profile), reads the JSON report and asserts the verdict.
+For the server-backed plugins it also shows, twice in a row, that a run leaves
+nothing behind on the server and leaves data outside the kit's namespaces alone:
+a sentinel shaped like another namespace's data is planted before and checked after.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+NODE_TESTEE = REPO / "plugins_example" / "node" / "testee.js"
+REQUIRE_ENV = "RDQ_REQUIRE_SERVICES"
+
+
+def unavailable(reason: str) -> None:
+    if os.environ.get(REQUIRE_ENV) == "1":
+        pytest.fail(f"{REQUIRE_ENV}=1 and {reason}", pytrace=False)
+    pytest.skip(f"{reason} (set {REQUIRE_ENV}=1 to fail instead)")
+
+
+def run_kit(tmp_path: Path, *args: str, name: str = "run") -> dict[str, Any]:
+    """One kit run in an empty folder; returns the report (the run's exit status is checked)."""
+    work = tmp_path / name
+    work.mkdir()
+    report = work / "report.json"
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+           "--rdq-report", str(report), *args]
+    proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=900)
+    tail = (proc.stdout + proc.stderr)[-4000:]
+    assert proc.returncode == 0, f"kit run {cmd} exited {proc.returncode}:\n{tail}"
+    assert report.exists(), f"no report written by {cmd}:\n{tail}"
+    data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
+    return data
+
+
+def assert_compliant(report: dict[str, Any]) -> None:
+    failing = [
+        (r["id"], r["status"])
+        for p in report["plugins"]
+        for r in p["requirements"]
+        if r["level"] == "MUST" and r["status"] not in ("passed", "not-applicable")
+    ]
+    assert report["verdict"] == "compliant", f"verdict {report['verdict']!r}: {failing}"
+    assert not failing
+
+
+# --- the plugins without a server ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("plugin", ["memory", "sqlite"])
+def test_embedded_plugin_is_compliant(tmp_path: Path, plugin: str) -> None:
+    args = [f"--rdq-plugin={plugin}"]
+    if plugin == "sqlite":
+        args += ["--rdq-option", f"path={tmp_path / 'kit.db'}"]
+    report = run_kit(tmp_path, *args)
+    assert_compliant(report)
+    verified = report["plugins"][0]["capabilities_verified"]
+    assert ("durable" in verified) == (plugin == "sqlite")
+
+
+def test_node_testee_is_compliant_through_the_stdio_bridge(tmp_path: Path) -> None:
+    node = shutil.which("node")
+    if node is None:
+        unavailable("Node.js is not installed")
+    report = run_kit(tmp_path, "--rdq-plugin=stdio", "--rdq-testee", f"{node} {NODE_TESTEE}")
+    assert_compliant(report)
+    assert report["plugins"][0]["capabilities_verified"] == ["durable"]
+
+
+# --- the server-backed plugins ------------------------------------------------------------
+# Each server helper yields a function listing the kit-shaped objects on the server, after
+# planting a sentinel that looks like another namespace's data; on exit it checks the
+# sentinel is intact and removes it.
+
+
+@contextmanager
+def postgres_server() -> Iterator[Callable[[], set[str]]]:
+    psycopg = pytest.importorskip("psycopg")
+    try:
+        conn = psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", connect_timeout=3,
+                               autocommit=True)
+    except psycopg.OperationalError as exc:
+        unavailable(f"PostgreSQL at 127.0.0.1:5432 is unavailable: {exc}")
+    schema = f"rdq_zsentinel{secrets.token_hex(4)}"
+    with conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+        conn.execute(f"CREATE TABLE {schema}.envelope (id text primary key, body text)")
+        conn.execute(f"INSERT INTO {schema}.envelope VALUES ('keep', 'me')")
+
+        def objects() -> set[str]:
+            rows = conn.execute(
+                r"SELECT nspname FROM pg_namespace WHERE nspname LIKE 'rdq\_%'"
+            ).fetchall()
+            return {r[0] for r in rows} - {schema}
+
+        try:
+            yield objects
+            rows = conn.execute(f"SELECT id, body FROM {schema}.envelope").fetchall()
+            assert rows == [("keep", "me")], f"sentinel schema {schema} was changed: {rows}"
+        finally:
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+@contextmanager
+def redis_server() -> Iterator[Callable[[], set[str]]]:
+    redis = pytest.importorskip("redis")
+    client = redis.Redis.from_url("redis://127.0.0.1:6379/0", socket_connect_timeout=3)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        unavailable(f"Redis at 127.0.0.1:6379 is unavailable: {exc}")
+    tag = secrets.token_hex(4)
+    sentinels = {f"rdq:zsentinel{tag}:01J2ZK7Q8XW5H3N9G4T6B8RDQ0": b"keep",
+                 f"outside:{tag}": b"me"}
+    client.mset(sentinels)
+
+    def objects() -> set[str]:
+        return {k.decode() for k in client.scan_iter(match="rdq:*", count=1000)} - set(sentinels)
+
+    try:
+        yield objects
+        assert client.mget(list(sentinels)) == list(sentinels.values()), "sentinel keys changed"
+    finally:
+        client.delete(*sentinels)
+        client.close()
+
+
+@contextmanager
+def mariadb_server() -> Iterator[Callable[[], set[str]]]:
+    pymysql = pytest.importorskip("pymysql")
+    try:
+        conn = pymysql.connect(host="127.0.0.1", port=3306, user="root", password="",
+                               database="test", connect_timeout=3, autocommit=True)
+    except pymysql.MySQLError as exc:
+        unavailable(f"MariaDB at 127.0.0.1:3306 is unavailable: {exc}")
+    table = f"rdq_zsentinel{secrets.token_hex(4)}_envelope"
+    with conn.cursor() as cur:
+        cur.execute(f"CREATE TABLE {table} (id VARCHAR(26) PRIMARY KEY, body TEXT)")
+        cur.execute(f"INSERT INTO {table} VALUES ('keep', 'me')")
+
+        def objects() -> set[str]:
+            cur.execute(r"SHOW TABLES LIKE 'rdq\_%'")
+            return {r[0] for r in cur.fetchall()} - {table}
+
+        try:
+            yield objects
+            cur.execute(f"SELECT id, body FROM {table}")
+            rows = cur.fetchall()
+            assert rows == (("keep", "me"),), f"sentinel table {table} was changed: {rows}"
+        finally:
+            cur.execute(f"DROP TABLE IF EXISTS {table}")
+    conn.close()
+
+
+SERVERS: dict[str, Callable[[], AbstractContextManager[Callable[[], set[str]]]]] = {
+    "postgres": postgres_server,
+    "redis": redis_server,
+    "mariadb": mariadb_server,
+}
+
+
+@pytest.mark.parametrize("plugin", sorted(SERVERS))
+def test_server_plugin_is_compliant_and_leaves_nothing_behind(
+    tmp_path: Path, plugin: str
+) -> None:
+    with SERVERS[plugin]() as objects:
+        before = objects()
+        # Two runs in a row: the default profile (the full kit), then a quick one.
+        for name, extra in (("ci", ()), ("quick", ("--rdq-profile=quick",))):
+            report = run_kit(tmp_path, f"--rdq-plugin={plugin}", *extra, name=name)
+            assert_compliant(report)
+            assert report["plugins"][0]["capabilities_verified"] == ["durable"]
+            left = objects() - before
+            assert not left, f"the {name} run of {plugin} left data behind: {sorted(left)[:10]}"
