@@ -6,12 +6,14 @@ kit is installed, so it imports no storage plugin, no Hypothesis and no suite.
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
 import pytest
 
 PROFILES = ("quick", "ci", "thorough")
 
 # (option, ini name, ini type, default, help). Every option has an ini twin.
-_OPTIONS: tuple[tuple[str, str, str, object, str, dict[str, object]], ...] = (
+_OPTIONS: tuple[tuple[str, str, Literal["args", "string"], object, str, dict[str, Any]], ...] = (
     ("--rdq-plugin", "rdq_plugins", "args", [],
      "storage plugin to test: an rdq.storage entry-point name, 'stdio', or "
      "'package.module:attr'; repeat to test several", {"action": "append", "metavar": "NAME"}),
@@ -49,8 +51,8 @@ _OPTIONS: tuple[tuple[str, str, str, object, str, dict[str, object]], ...] = (
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("rdq", "rdq storage-plugin compliance kit")
     for flag, ini, ini_type, default, help_text, extra in _OPTIONS:
-        group.addoption(flag, dest=ini, default=None, help=help_text, **extra)  # type: ignore[arg-type]
-        parser.addini(ini, help=help_text, type=ini_type, default=default)  # type: ignore[arg-type]
+        group.addoption(flag, dest=ini, default=None, help=help_text, **extra)
+        parser.addini(ini, help=help_text, type=ini_type, default=default)
 
 
 def option(config: pytest.Config, ini: str) -> object:

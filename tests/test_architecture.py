@@ -1,0 +1,125 @@
+"""The layers depend one way; checked statically from each module's imports.
+
+- the envelope core imports only the standard library, python-ulid and itself;
+- strategies sit on the core (and Hypothesis), the storage interface on the core (and
+  pluggy); neither imports pytest;
+- reporting reads results: no pytest, no Hypothesis, no suite;
+- the pytest11 entry module imports nothing but pytest at start-up;
+- example plugins use only the public ``rdq_compliance`` API.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGE = REPO / "rdq_compliance"
+STDLIB = sys.stdlib_module_names
+
+
+def imports(path: Path, *, top_level_only: bool = False) -> Iterator[tuple[int, str]]:
+    """(line, absolute module name) of every import in ``path``; relative imports resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    package = parts[:-1]  # a module's package; for __init__.py the package itself
+    nodes = tree.body if top_level_only else ast.walk(tree)
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                module = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                module = node.module or ""
+            if module == "__future__":
+                continue
+            yield node.lineno, module
+            if node.level and not node.module:  # `from . import x` imports the module x
+                for alias in node.names:
+                    yield node.lineno, f"{module}.{alias.name}"
+
+
+def modules_under(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*.py") if "node_modules" not in p.parts)
+
+
+def offenders(paths: list[Path], allowed: tuple[str, ...]) -> list[str]:
+    bad = []
+    for path in paths:
+        for line, module in imports(path):
+            top = module.split(".")[0]
+            if top in STDLIB and top != "rdq_compliance":
+                continue
+            if not any(module == a or module.startswith(a + ".") for a in allowed):
+                bad.append(f"{path.relative_to(REPO)}:{line}: imports {module}")
+    return bad
+
+
+def test_envelope_core_imports_only_stdlib_ulid_and_itself() -> None:
+    paths = modules_under(PACKAGE / "envelope")
+    assert paths
+    assert offenders(paths, ("ulid", "rdq_compliance.envelope")) == []
+
+
+def test_strategies_sit_on_the_core_and_hypothesis() -> None:
+    allowed = ("hypothesis", "ulid", "rdq_compliance.envelope", "rdq_compliance.strategies")
+    assert offenders(modules_under(PACKAGE / "strategies"), allowed) == []
+
+
+def test_storage_interface_sits_on_the_core_and_pluggy() -> None:
+    allowed = ("pluggy", "rdq_compliance.envelope", "rdq_compliance.storage",
+               "rdq_compliance._version")
+    assert offenders(modules_under(PACKAGE / "storage"), allowed) == []
+
+
+def test_reporting_knows_no_suite_pytest_or_hypothesis() -> None:
+    allowed = ("rdq_compliance.reporting", "rdq_compliance._requirements",
+               "rdq_compliance._version", "rdq_compliance.envelope")
+    assert offenders(modules_under(PACKAGE / "reporting"), allowed) == []
+
+
+def test_all_hookspecs_live_in_one_module() -> None:
+    defining = [
+        str(p.relative_to(REPO))
+        for p in modules_under(PACKAGE)
+        if "HookspecMarker(" in p.read_text(encoding="utf-8")
+    ]
+    assert defining == ["rdq_compliance/storage/hookspecs.py"]
+
+
+def test_pytest11_entry_module_imports_only_pytest_at_start_up() -> None:
+    entry = PACKAGE / "_pytest" / "entry.py"
+    top = {m for _, m in imports(entry, top_level_only=True)}
+    assert top <= {"pytest", "typing"}, top
+
+
+@pytest.mark.parametrize(
+    "plugin",
+    sorted(p.parent.name for p in (REPO / "plugins_example").glob("*/pyproject.toml")),
+)
+def test_example_plugins_use_only_the_public_api(plugin: str) -> None:
+    bad = [
+        f"{path.relative_to(REPO)}:{line}: imports {module}"
+        for path in modules_under(REPO / "plugins_example" / plugin)
+        for line, module in imports(path)
+        if module.startswith("rdq_compliance") and module != "rdq_compliance"
+    ]
+    assert bad == []
+
+
+def test_the_public_surface_is_declared() -> None:
+    import rdq_compliance
+    import rdq_compliance.strategies
+
+    for module in (rdq_compliance, rdq_compliance.strategies):
+        assert module.__all__, module.__name__
+        missing = [name for name in module.__all__ if not hasattr(module, name)]
+        assert missing == [], f"{module.__name__}.__all__ names missing attributes: {missing}"
+    assert (PACKAGE / "py.typed").exists()
