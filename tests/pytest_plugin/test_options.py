@@ -151,8 +151,15 @@ def test_explicit_suite_path_collects_only_that_suite(kit: pytest.Pytester) -> N
     assert "test_golden.py" not in result.stdout.str()
 
 
-def test_authors_own_hypothesis_tests_are_unaffected(kit: pytest.Pytester) -> None:
+def test_authors_own_hypothesis_tests_are_unaffected(
+    kit: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The author's Hypothesis settings with the kit loaded must equal those without it
+    # (whatever the environment makes them: Hypothesis picks other defaults under CI=true).
+    out = kit.path / "own-settings.txt"
+    monkeypatch.setenv("OWN_OUT", str(out))
     kit.makepyfile(test_own='''
+        import json, os
         from hypothesis import given, settings, strategies as st
 
         calls = []
@@ -160,15 +167,22 @@ def test_authors_own_hypothesis_tests_are_unaffected(kit: pytest.Pytester) -> No
         @given(st.integers())
         def test_default_settings(n):
             calls.append(n)
-            current = settings()
-            assert current.max_examples == 100 and current.deadline is not None
 
-        def test_ran_all_examples():
-            assert len(calls) == 100
+        def test_record_settings():
+            s = settings()
+            seen = [s.max_examples, repr(s.deadline), s.derandomize, repr(s.database),
+                    repr(s.phases), repr(s.suppress_health_check), len(calls) > 0]
+            with open(os.environ["OWN_OUT"], "a") as f:
+                f.write(json.dumps(seen) + "\\n")
     ''')
+    plain = kit.runpytest_subprocess("-p", "no:cacheprovider", "test_own.py")
+    plain.assert_outcomes(passed=2)
     result = run(kit, "--rdq-plugin=fake", "test_own.py", "-k",
-                 "default_settings or ran_all or test_generated_envelopes_roundtrip")
+                 "default_settings or record_settings or test_generated_envelopes_roundtrip",
+                 subprocess=True)
     result.assert_outcomes(passed=3)
+    without_kit, with_kit = out.read_text().splitlines()
+    assert with_kit == without_kit
 
 
 def test_stdio_testee_end_to_end(kit: pytest.Pytester) -> None:

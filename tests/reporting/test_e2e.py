@@ -270,7 +270,8 @@ class TestKnownFailures:
 
     def test_unknown_id_is_a_usage_error(self, kit):
         (kit.path / "known.txt").write_text("RDQ-NOPE-001\n")
-        result = kit.runpytest("-p", "no:cacheprovider", "--rdq-plugin=standin:good",
-                               "--rdq-known-failures", "known.txt")
+        # A subprocess: an in-process run would reuse another test's cached `standin`.
+        result = kit.runpytest_subprocess("-p", "no:cacheprovider", "--rdq-plugin=standin:good",
+                                          "--rdq-known-failures", "known.txt")
         assert result.ret == pytest.ExitCode.USAGE_ERROR
         result.stderr.fnmatch_lines(["*unknown requirement id='RDQ-NOPE-001'*"])
