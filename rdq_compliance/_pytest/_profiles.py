@@ -8,8 +8,10 @@ Hypothesis tests in the same run are unaffected.
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
-from hypothesis import HealthCheck, Phase, settings
+if TYPE_CHECKING:
+    from hypothesis import settings
 
 __all__ = ["BUDGETS", "PROFILES", "derived_seed", "hypothesis_settings"]
 
@@ -36,6 +38,10 @@ def derived_seed(kit_seed: int, *parts: str) -> int:
 
 
 def hypothesis_settings(profile: str, budget: str, *, replay: bool = False) -> settings:
+    # Imported here: the xdist controller loads the kit but runs no property, and
+    # importing Hypothesis there would delay the start of every worker.
+    from hypothesis import HealthCheck, Phase, settings
+
     max_examples, steps = BUDGETS[budget][profile]
     return settings(
         max_examples=max(max_examples, 1),

@@ -246,6 +246,7 @@ class KitPlugin:
                 ("rdq_clauses", " ".join(req.clauses)),
                 ("rdq_plugin", callspec.params["rdq_plugin"]),
             ])
+        examples_first(items)
         case = self.settings.replay
         if case is None:
             return
@@ -346,6 +347,33 @@ class KitPlugin:
         item.stash[_RDQ_KEY] = ctx
         yield ctx
         ctx.teardown()
+
+
+_PROPERTY_RUNNERS = frozenset({"for_all", "run_machine"})
+
+
+def _is_kit_test(item: pytest.Item) -> bool:
+    module = getattr(item, "module", None)
+    return module is not None and module.__name__.startswith(SUITE_MODULE_PREFIX)
+
+
+def _is_generated(item: pytest.Item) -> bool:
+    """A kit test that runs a Hypothesis property or state machine: its body calls
+    ``rdq.for_all`` or ``rdq.run_machine`` (names the function's code refers to)."""
+    code = getattr(getattr(item, "function", None), "__code__", None)
+    return code is not None and not _PROPERTY_RUNNERS.isdisjoint(code.co_names)
+
+
+def examples_first(items: list[pytest.Item]) -> None:
+    """Reorder the kit's tests in place: every example-based test (milliseconds each)
+    before the generated properties (up to seconds each), so that ``-x`` stops at the
+    first defect a fixed example shows without waiting for the searches. A stable
+    sort of the kit's own items only: the same collection always gives the same
+    order (xdist workers must agree), and the user's tests keep their places."""
+    slots = [i for i, item in enumerate(items) if _is_kit_test(item)]
+    ordered = sorted((items[i] for i in slots), key=_is_generated)
+    for i, item in zip(slots, ordered, strict=True):
+        items[i] = item
 
 
 def _guard_timeout(plugin: LoadedPlugin, settings: KitSettings) -> float:

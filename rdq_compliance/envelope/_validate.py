@@ -115,7 +115,7 @@ def validate_object(
     unsupported = _version_check(obj.get("envelope_version"), versions)
     if unsupported is not None:
         return [unsupported]
-    checker = _Checker(check_strings=not parsed)
+    checker = _Checker(check_keys=not parsed, check_surrogates=not parsed)
     checker.envelope(obj)
     out = checker.out
     if max_bytes is not None and (
@@ -165,14 +165,16 @@ def _size_check(obj: object, absent_bytes: int, max_bytes: int, out: list[Violat
         return
     size = len(text.encode("utf-8", "surrogatepass")) + absent_bytes
     if size > max_bytes:
-        out.append(
-            Violation(
-                C.PAYLOAD_TOO_LARGE,
-                "",
-                f"the compact canonical JSON encoding is {size} bytes; the limit is "
-                f"{max_bytes} bytes (C2)",
-            )
-        )
+        out.append(_too_large(size, max_bytes))
+
+
+def _too_large(size: int, max_bytes: int) -> Violation:
+    return Violation(
+        C.PAYLOAD_TOO_LARGE,
+        "",
+        f"the compact canonical JSON encoding is {size} bytes; the limit is "
+        f"{max_bytes} bytes (C2)",
+    )
 
 
 def _absent_member_bytes(name: str) -> int:
@@ -181,11 +183,25 @@ def _absent_member_bytes(name: str) -> int:
 
 
 class _Checker:
-    __slots__ = ("absent_bytes", "check_strings", "out")
+    """One pass over a JSON object. ``check_keys``: keys may be other than str (not
+    from parse_json). ``check_surrogates``: strings may hold lone surrogates (neither
+    parse_json nor a strict UTF-8 encoding has ruled them out).
 
-    def __init__(self, *, check_strings: bool) -> None:
+    JSON pointers are built only for values that break a rule: the valid envelope,
+    by far the common case, costs no string formatting."""
+
+    __slots__ = ("absent_bytes", "check_keys", "check_surrogates", "model_wire", "out")
+
+    def __init__(
+        self, *, check_keys: bool, check_surrogates: bool, model_wire: bool = False
+    ) -> None:
         self.out: list[Violation] = []
-        self.check_strings = check_strings
+        self.check_keys = check_keys
+        self.check_surrogates = check_surrogates
+        # The wire form _ModelChecker built: every timestamp text is format_timestamp()
+        # of a datetime it accepted (only the year can still be wrong), and the payload
+        # is base64.b64encode() of bytes (canonical by construction).
+        self.model_wire = model_wire
         self.absent_bytes = 0
 
     # -- primitives -------------------------------------------------------------
@@ -204,7 +220,7 @@ class _Checker:
     def string(self, value: object, ptr: str, *, nullable: bool = False) -> bool:
         """True when ``value`` is a string (reported otherwise); None is fine if nullable."""
         if type(value) is str:
-            if self.check_strings:
+            if self.check_surrogates:
                 self.surrogates(value, ptr, "string")
             return True
         if value is None and nullable:
@@ -251,6 +267,8 @@ class _Checker:
             if not (value is None and nullable) and value is not _SKIP:
                 self.type_error(ptr, "a timestamp string" + (" or null" if nullable else ""), value)
             return False
+        if self.model_wire and value[:4] >= "1970":
+            return True
         problem = timestamp_problem(value)
         if problem is None:
             return True
@@ -288,7 +306,7 @@ class _Checker:
 
     def json_object(self, value: object, ptr: str, what: str, *, nullable: bool = False) -> bool:
         if type(value) is dict:
-            if self.check_strings:
+            if self.check_keys:
                 self.keys(value, ptr)
             return True
         if not (value is None and nullable) and value is not _SKIP:
@@ -299,14 +317,38 @@ class _Checker:
         for key in value:
             if type(key) is not str:
                 self.add(C.FIELD_TYPE, ptr, f"key {key!r} is not a string; JSON keys are strings")
-            else:
+            elif self.check_surrogates and _SURROGATE.search(key) is not None:
                 self.surrogates(key, f"{ptr}/{pointer_token(key)}", "key")
+
+    def clean_json(self, value: Any) -> bool:
+        """True when :meth:`any_json` would report nothing in ``value`` (without building
+        a pointer); False when it might."""
+        t = type(value)
+        if t is str:
+            return not self.check_surrogates or _SURROGATE.search(value) is None
+        if t is int:
+            return bool(INT64_MIN <= value <= INT64_MAX)
+        if t is float:
+            return math.isfinite(value)
+        if t is list:
+            return all(self.clean_json(item) for item in value)
+        if t is dict:
+            for key, item in value.items():
+                if type(key) is not str or not self.clean_json(key) or not self.clean_json(item):
+                    return False
+            return True
+        return value is None or t is bool
 
     def any_json(self, value: Any, ptr: str) -> None:
         """Unknown fields and ``detail``: any JSON value, numbers in range (C5)."""
+        if (type(value) is list or type(value) is dict) and self.clean_json(value):
+            return  # the common case: no pointer for every nested value
+        self.json_value(value, ptr)
+
+    def json_value(self, value: Any, ptr: str) -> None:
         t = type(value)
         if t is str:
-            if self.check_strings:
+            if self.check_surrogates:
                 self.surrogates(value, ptr, "string")
         elif t is int:
             if not INT64_MIN <= value <= INT64_MAX:
@@ -325,12 +367,12 @@ class _Checker:
                 )
         elif t is list:
             for i, item in enumerate(value):
-                self.any_json(item, f"{ptr}/{i}")
+                self.json_value(item, f"{ptr}/{i}")
         elif t is dict:
-            if self.check_strings:
+            if self.check_keys:
                 self.keys(value, ptr)
             for key, item in value.items():
-                self.any_json(item, f"{ptr}/{pointer_token(str(key))}")
+                self.json_value(item, f"{ptr}/{pointer_token(str(key))}")
         elif value is not None and t is not bool and value is not _SKIP:
             self.add(
                 C.FIELD_TYPE,
@@ -352,16 +394,17 @@ class _Checker:
     # -- objects -----------------------------------------------------------------
 
     def envelope(self, obj: Mapping[str, Any]) -> None:
-        if self.check_strings and not isinstance(obj, dict):
+        if self.check_keys and not isinstance(obj, dict):
             obj = dict(obj)
-        if self.check_strings:
+        if self.check_keys:
             self.keys(obj, "")
         self.missing(obj, "", _ENVELOPE_REQUIRED)
         self.absent(obj, _ENVELOPE_OPTIONAL)
         for key, value in obj.items():
             check = _ENVELOPE_CHECKS.get(key)
             if check is None:
-                self.any_json(value, f"/{pointer_token(str(key))}")
+                if not self.clean_json(value):  # the pointer only for a violation
+                    self.json_value(value, f"/{pointer_token(str(key))}")
             else:
                 check(self, value, "/" + key)
         # Invariants of the design document, judged only on well-typed values.
@@ -412,7 +455,7 @@ class _Checker:
         self.string(value, ptr)
 
     def f_payload(self, value: Any, ptr: str) -> None:
-        if self.string(value, ptr):
+        if self.string(value, ptr) and not self.model_wire:
             problem = base64_problem(value)
             if problem is not None:
                 self.add(C.PAYLOAD_BASE64, ptr, problem + " (C7)")
@@ -420,6 +463,10 @@ class _Checker:
     def f_headers(self, value: Any, ptr: str) -> None:
         if self.json_object(value, ptr, "an object of string values"):
             for hkey, hvalue in value.items():
+                if type(hvalue) is str and not (
+                    self.check_surrogates and _SURROGATE.search(hvalue) is not None
+                ):
+                    continue  # fine: no pointer needed
                 self.string(hvalue, f"{ptr}/{pointer_token(str(hkey))}")
 
     def f_status(self, value: Any, ptr: str) -> None:
@@ -452,7 +499,8 @@ class _Checker:
         self.absent(obj, _ATTEMPT_OPTIONAL)
         for key, value in obj.items():
             if key not in _ATTEMPT_KNOWN:
-                self.any_json(value, f"{ptr}/{pointer_token(str(key))}")
+                if not self.clean_json(value):
+                    self.json_value(value, f"{ptr}/{pointer_token(str(key))}")
             elif key == "attempt_no":
                 self.known_int(value, f"{ptr}/attempt_no")
             elif key == "started_at":
@@ -503,7 +551,8 @@ class _Checker:
         self.absent(obj, _ERROR_OPTIONAL)
         for key, value in obj.items():
             if key not in _ERROR_KNOWN:
-                self.any_json(value, f"{ptr}/{pointer_token(str(key))}")
+                if not self.clean_json(value):
+                    self.json_value(value, f"{ptr}/{pointer_token(str(key))}")
             elif key == "type":
                 self.string(value, f"{ptr}/type")
             elif key == "message":
@@ -552,22 +601,43 @@ def _validate_model(
         return [unsupported]
     model = _ModelChecker()
     wire = model.envelope(env)
-    checker = _Checker(check_strings=True)
+    # One strict UTF-8 encoding of the compact JSON text (needed for C2 anyway)
+    # proves that no string or key anywhere holds a lone surrogate, which spares
+    # a search in every string. Key types are still checked: json.dumps turns
+    # int, float, bool and None keys into strings without complaint.
+    encoded = None if model.out else _strict_utf8(wire)
+    checker = _Checker(
+        check_keys=True, check_surrogates=encoded is None, model_wire=model.exact_datetimes
+    )
     checker.envelope(wire)
     out = model.out + checker.out
     if max_bytes is not None and not model.out:
-        _size_check(wire, 0, max_bytes, out)
+        if encoded is None:
+            _size_check(wire, 0, max_bytes, out)
+        elif len(encoded) > max_bytes:
+            out.append(_too_large(len(encoded), max_bytes))
     return out
+
+
+def _strict_utf8(wire: dict[str, Any]) -> bytes | None:
+    """The compact JSON text of ``wire`` in strict UTF-8, or None when it has values
+    json cannot write or strings with lone surrogates."""
+    try:
+        return json.dumps(wire, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except (TypeError, ValueError):  # UnicodeEncodeError is a ValueError
+        return None
 
 
 class _ModelChecker:
     """Checks the Python types of a model and builds its wire form; a value of the
     wrong Python type becomes ``_SKIP`` so the JSON rules do not report it twice."""
 
-    __slots__ = ("out",)
+    __slots__ = ("exact_datetimes", "out")
 
     def __init__(self) -> None:
         self.out: list[Violation] = []
+        # False once a datetime subclass was seen: its isoformat() is not vouched for.
+        self.exact_datetimes = True
 
     def type_error(self, ptr: str, expected: str, value: object) -> Any:
         self.out.append(
@@ -599,6 +669,8 @@ class _ModelChecker:
         if problem is not None:
             self.out.append(Violation(C.TIMESTAMP_FORMAT, ptr, problem))
             return _SKIP
+        if type(value) is not datetime:
+            self.exact_datetimes = False
         return format_timestamp(value)  # years before 1970: TIMESTAMP_RANGE on the text
 
     def enum(self, value: object, cls: type[Status] | type[Outcome], ptr: str) -> Any:

@@ -19,6 +19,7 @@ from ._values import (
     free_texts,
     header_maps,
     ids,
+    integers_between,
     json_values,
     names,
     payloads,
@@ -50,6 +51,7 @@ _TIMESTAMPS = timestamps()
 _OPTIONAL_TIMESTAMPS = st.one_of(st.none(), _TIMESTAMPS)
 _DETAILS = st.one_of(st.none(), json_values(max_leaves=6))
 _ONE_IN_FOUR = st.integers(0, 3)
+_BOOLEANS = st.booleans()
 _LONG_FIELDS = st.sampled_from(("message", "stack", "both"))
 _MESSAGES_AT_LIMIT = truncated_texts(limit=MESSAGE_LIMIT)
 _STACKS_AT_LIMIT = truncated_texts(limit=STACK_LIMIT)
@@ -100,7 +102,7 @@ def _errors(
     long_stack = long_texts and which in ("stack", "both")
     if lease_expired:
         type_ = LEASE_EXPIRED_TYPE
-        if draw(st.booleans()):
+        if draw(_BOOLEANS):
             deadline: datetime = draw(_TIMESTAMPS)
             message = f"lease expired at {format_timestamp(deadline)}"
         else:
@@ -147,12 +149,17 @@ def _optional(strategy: st.SearchStrategy[ErrorInfo]) -> st.SearchStrategy[Error
 
 
 @functools.cache
+def _sampled_outcomes(outcomes: tuple[Outcome, ...]) -> st.SearchStrategy[Outcome]:
+    return st.sampled_from(outcomes)
+
+
+@functools.cache
 @st.composite
 def _attempts(
     draw: st.DrawFn, outcomes: tuple[Outcome, ...], unknown_fields: bool, max_text_size: int,
     long_texts: bool,
 ) -> Attempt:  # fmt: skip
-    outcome = draw(st.sampled_from(outcomes))
+    outcome = draw(_sampled_outcomes(outcomes))
     if outcome is Outcome.LEASE_EXPIRED:
         error: ErrorInfo | None = draw(
             _errors(unknown_fields, max_text_size, long_texts, lease_expired=True)
@@ -221,11 +228,11 @@ def _envelopes(
     if numbering == "sequential":
         history = _renumber(history, list(range(1, len(history) + 1)))
     elif numbering == "redriven" and history:
-        period = draw(st.integers(1, max(1, len(history))))
+        period = draw(integers_between(1, max(1, len(history))))
         history = _renumber(history, [i % period + 1 for i in range(len(history))])
     # At most one attempt with C1-limit texts keeps the envelope far below C2.
     if history and draw(_ONE_IN_FOUR) == 3:
-        index = draw(st.integers(0, len(history) - 1))
+        index = draw(integers_between(0, len(history) - 1))
         long_one = draw(_attempts(tuple(Outcome), unknown_fields, 16, long_texts=True))
         history[index] = dataclasses.replace(long_one, attempt_no=history[index].attempt_no)
     terminal = status in (Status.SUCCEEDED, Status.DEAD)

@@ -14,15 +14,24 @@ from typing import Any
 import pytest
 
 from rdq_compliance._pytest._context import Rdq
-from rdq_compliance.envelope import Attempt, Envelope, ErrorInfo, Outcome
-from rdq_compliance.strategies import envelopes, header_maps, payloads
+from rdq_compliance.envelope import Attempt, Envelope, ErrorInfo, Outcome, Status
+from rdq_compliance.envelope._limits import MAX_KNOWN_INT
+from rdq_compliance.strategies import envelopes, header_maps, ids, payloads
+from rdq_compliance.strategies._values import EPOCH, LAST_INSTANT
 from rdq_compliance.suites._strategies import (
     distinct_envelopes,
     envelopes_with_free_text_everywhere,
     envelopes_with_reordered_attempts,
     envelopes_with_timestamps_everywhere,
+    envelopes_with_typed_fields,
 )
-from rdq_compliance.suites._support import T0, base_envelope, requirement, with_error
+from rdq_compliance.suites._support import (
+    EVERY_JSON_TYPE,
+    T0,
+    base_envelope,
+    requirement,
+    with_error,
+)
 
 
 @requirement("RDQ-RT-001")
@@ -70,17 +79,79 @@ def test_durable_across_reopen(rdq: Rdq) -> None:
                                                                              max_size=4))
 
 
+def _type_cases() -> dict[str, Envelope]:
+    """Envelopes that put every typed field of the model at the values whose Python type
+    or wire form a store most often gets wrong."""
+    detail: dict[str, Any] = {"codes": [1, 2.5, None, True], "": {"nested": [[]]}}
+    every_outcome = (
+        Attempt(attempt_no=1, started_at=T0, finished_at=T0, outcome=Outcome.SUCCESS),
+        Attempt(attempt_no=2, started_at=T0, finished_at=None,
+                outcome=Outcome.RETRYABLE_FAILURE,
+                error=ErrorInfo(type="e.Retry", message="m", detail=detail, stack="s"),
+                extra={"x_attempt": 1}),
+        Attempt(attempt_no=3, started_at=T0, finished_at=T0,
+                outcome=Outcome.PERMANENT_FAILURE,
+                error=ErrorInfo(type="e.Fatal", message="", extra={"x_error": [0.5]})),
+        Attempt(attempt_no=4, started_at=T0, finished_at=T0, outcome=Outcome.LEASE_EXPIRED,
+                error=ErrorInfo(type="rdq.LeaseExpired",
+                                message="lease expired at 2026-07-20T14:03:22.117Z")),
+    )
+    range_ends = (
+        Attempt(attempt_no=0, started_at=EPOCH, finished_at=LAST_INSTANT,
+                outcome=Outcome.SUCCESS),
+        Attempt(attempt_no=MAX_KNOWN_INT, started_at=LAST_INSTANT, finished_at=EPOCH,
+                outcome=Outcome.RETRYABLE_FAILURE, error=ErrorInfo(type="", message="")),
+    )
+    return {
+        # IN_FLIGHT: the only status with a lease; base64 with '+', '/' and padding.
+        "every-field-set": base_envelope(
+            4, status=Status.IN_FLIGHT, lease_expires_at=T0, payload=bytes(range(256)),
+            attempt_count=7, redrive_count=3, attempts=every_outcome,
+            extra={"x_every_type": list(EVERY_JSON_TYPE.values())},
+        ),
+        # null and empty values: None stays None, b"" stays bytes, 0 stays int.
+        "nulls-and-empties": base_envelope(
+            4, id="0" * 26, status=Status.SUCCEEDED, handler_version=None, payload=b"",
+            headers={}, attempt_count=0, redrive_count=0, next_attempt_at=None,
+            attempts=(),
+        ),
+        # the ends of every range: ids, counters, instants; 1- and 2-byte payloads.
+        "range-ends": base_envelope(
+            4, id="7" + "Z" * 25, status=Status.DEAD, payload=b"\xfb\xff",
+            attempt_count=MAX_KNOWN_INT, redrive_count=MAX_KNOWN_INT, created_at=EPOCH,
+            next_attempt_at=None, attempts=range_ends,
+        ),
+        "last-instant": base_envelope(
+            4, id="01ARZ3NDEKTSV4RRFFQ69G5FAV", payload=b"\xff", created_at=LAST_INSTANT,
+            next_attempt_at=LAST_INSTANT,
+        ),
+    }
+
+
+_TYPE_CASES = _type_cases()
+
+
 @requirement("RDQ-RT-004")
-def test_returned_envelopes_are_exact_models(rdq: Rdq) -> None:
-    """RDQ-RT-004 (C3, C6, C7, C9, C11): what read returns validates as a model (exact
-    Python types: aware UTC millisecond datetimes, bytes payload, str ids, enum values,
-    tuples of Attempt) — checked on every read; here on generated envelopes."""
+@pytest.mark.parametrize("env", list(_TYPE_CASES.values()), ids=list(_TYPE_CASES))
+def test_returned_envelopes_are_exact_models(rdq: Rdq, env: Envelope) -> None:
+    """RDQ-RT-004 (C3, C6, C7, C9, C11): what read returns validates as a model with
+    exact Python types (aware UTC millisecond datetimes, bytes payload, int counters,
+    canonical str ids, enum members, tuples of Attempt; canonical wire JSON through
+    the stdio bridge), here on envelopes that set every typed field to its awkward
+    values. Every read of every other test checks the same."""
+    rdq.namespace().roundtrip(env)
+
+
+@requirement("RDQ-RT-004")
+def test_generated_returned_values_are_exact_models(rdq: Rdq) -> None:
+    """RDQ-RT-004 (C3, C6, C7, C9, C11): generated values of the typed fields (ids,
+    counters, instants, statuses, short payloads) come back in exact model form."""
     ns = rdq.namespace()
 
-    def returned_value_is_valid(env: Envelope) -> None:
+    def exact_types(env: Envelope) -> None:
         ns.roundtrip(env)
 
-    rdq.for_all(returned_value_is_valid, budget="targeted", env=envelopes())
+    rdq.for_all(exact_types, budget="heavy", env=envelopes_with_typed_fields())
 
 
 def _attempt(no: int, tag: str) -> Attempt:
@@ -220,11 +291,10 @@ def test_generated_payloads_are_kept(rdq: Rdq) -> None:
     """RDQ-RT-008 (C7): generated payloads, the empty one included."""
     ns = rdq.namespace()
 
-    def roundtrip(env: Envelope, payload: bytes) -> None:
-        ns.roundtrip(dataclasses.replace(env, payload=payload))
+    def roundtrip(id: str, payload: bytes) -> None:
+        ns.roundtrip(base_envelope(8, id=id, payload=payload))
 
-    rdq.for_all(roundtrip, budget="targeted", env=envelopes(max_attempts=1),
-                payload=payloads(max_size=4096))
+    rdq.for_all(roundtrip, budget="targeted", id=ids(), payload=payloads(max_size=4096))
 
 
 _HEADERS: dict[str, dict[str, str]] = {
@@ -250,11 +320,10 @@ def test_generated_headers_are_kept(rdq: Rdq) -> None:
     """RDQ-RT-009 (C8): generated header maps."""
     ns = rdq.namespace()
 
-    def roundtrip(env: Envelope, headers: dict[str, str]) -> None:
-        ns.roundtrip(dataclasses.replace(env, headers=headers))
+    def roundtrip(id: str, headers: dict[str, str]) -> None:
+        ns.roundtrip(base_envelope(9, id=id, headers=headers))
 
-    rdq.for_all(roundtrip, budget="targeted", env=envelopes(max_attempts=1),
-                headers=header_maps())
+    rdq.for_all(roundtrip, budget="targeted", id=ids(), headers=header_maps())
 
 
 _EMPTIES: dict[str, Any] = {"null": None, "empty-string": "", "empty-object": {},
