@@ -33,6 +33,7 @@ from .envelope._limits import (
     STACK_LIMIT,
     TRUNCATION_MARKER,
 )
+from .envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 
 __all__ = [
     "CorpusError",
@@ -49,16 +50,8 @@ __all__ = [
 MANIFEST_NAME = "manifest.json"
 MANIFEST_FORMAT = 1
 
-# Known fields of each v1 object in the order of the spec's concrete envelope.
-# The formatter writes them in this order and then the unknown fields sorted,
-# which is also the canonical key order of the codec.
-ENVELOPE_FIELDS = (
-    "envelope_version", "id", "queue", "handler_ref", "handler_version", "payload",
-    "payload_content_type", "headers", "status", "attempt_count", "redrive_count",
-    "next_attempt_at", "lease_expires_at", "created_at", "attempts",
-)  # fmt: skip
-ATTEMPT_FIELDS = ("attempt_no", "started_at", "finished_at", "outcome", "error")
-ERROR_FIELDS = ("type", "message", "detail", "stack")
+# The formatter writes known fields in the codec's canonical order (ENVELOPE_FIELDS,
+# ATTEMPT_FIELDS, ERROR_FIELDS: the spec's concrete envelope), then unknown fields sorted.
 
 _ENTRY_KEYS = (
     "id", "file", "envelope_version", "valid", "description", "clauses",

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from ..envelope import Attempt, Envelope, ErrorInfo, Outcome, Status
 from ..envelope._limits import MAX_KNOWN_INT
+from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 from ..strategies import (
     attempts,
     envelopes,
@@ -28,7 +29,7 @@ from ..strategies import (
     timestamps,
     unknown_field_maps,
 )
-from ._support import ATTEMPT_FIELDS, ERROR_FIELDS, TOP_FIELDS, base_envelope
+from ._support import base_envelope
 
 __all__ = [
     "distinct_envelopes",
@@ -124,7 +125,7 @@ def envelopes_with_timestamps_everywhere(draw: st.DrawFn) -> Envelope:
 def envelopes_with_extras_everywhere(draw: st.DrawFn) -> Envelope:
     """Unknown fields (C10) at the top level, in an attempt and in its error,
     and a JSON ``detail``."""
-    top: dict[str, Any] = draw(unknown_field_maps(forbidden_keys=TOP_FIELDS, max_size=4))
+    top: dict[str, Any] = draw(unknown_field_maps(forbidden_keys=ENVELOPE_FIELDS, max_size=4))
     att: dict[str, Any] = draw(unknown_field_maps(forbidden_keys=ATTEMPT_FIELDS, max_size=3))
     err: dict[str, Any] = draw(unknown_field_maps(forbidden_keys=ERROR_FIELDS, max_size=3))
     started = draw(_TIMESTAMPS)

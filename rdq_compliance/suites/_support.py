@@ -97,13 +97,6 @@ def with_error(env: Envelope, **changes: Any) -> Envelope:
     )
 
 
-TOP_FIELDS = (
-    "envelope_version", "id", "queue", "handler_ref", "handler_version", "payload",
-    "payload_content_type", "headers", "status", "attempt_count", "redrive_count",
-    "next_attempt_at", "lease_expires_at", "created_at", "attempts",
-)  # fmt: skip
-ATTEMPT_FIELDS = ("attempt_no", "started_at", "finished_at", "outcome", "error")
-ERROR_FIELDS = ("type", "message", "detail", "stack")
 
 #: One JSON value of every kind unknown fields and ``detail`` may hold (C5, C10).
 EVERY_JSON_TYPE: dict[str, Any] = {

@@ -11,13 +11,11 @@ from hypothesis import strategies as st
 from rdq_compliance._pytest._context import Rdq
 from rdq_compliance.envelope import Envelope
 from rdq_compliance.envelope._limits import INT64_MAX, INT64_MIN
+from rdq_compliance.envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 from rdq_compliance.strategies import ids, json_values, unknown_field_maps
 from rdq_compliance.suites._strategies import envelopes_with_extras_everywhere
 from rdq_compliance.suites._support import (
-    ATTEMPT_FIELDS,
-    ERROR_FIELDS,
     EVERY_JSON_TYPE,
-    TOP_FIELDS,
     base_envelope,
     requirement,
     with_error,
@@ -49,7 +47,7 @@ def test_generated_top_level_unknown_fields(rdq: Rdq) -> None:
         ns.roundtrip(base_envelope(21, id=id, extra=extra))
 
     rdq.for_all(roundtrip, budget="targeted", id=ids(),
-                extra=unknown_field_maps(forbidden_keys=TOP_FIELDS, max_size=5))
+                extra=unknown_field_maps(forbidden_keys=ENVELOPE_FIELDS, max_size=5))
 
 
 @requirement("RDQ-UF-002")
