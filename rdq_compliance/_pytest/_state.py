@@ -30,6 +30,8 @@ class PluginUnderTest:
     """What the plugin declared; None when it could not be opened."""
     unavailable: str | None = None
     """Why the plugin could not be opened (one clear message), if it could not."""
+    broken: str | None = None
+    """Why the plugin, once opened, could not be used (e.g. a malformed ``info``)."""
 
 
 @dataclass

@@ -195,7 +195,8 @@ class KitPlugin:
                     raise _usage(f"{rt.unavailable} ({REQUIRE_SERVICES_ENV}=1 makes this an error)")
                 run.notes.append(rt.unavailable)
             if rt.dead is not None:
-                run.notes.append(rt.dead.splitlines()[0])
+                put.broken = rt.dead.splitlines()[0]
+                run.notes.append(put.broken)
             if self._is_xdist_controller():
                 rt.close()  # the controller runs no test; it only wanted .info
 

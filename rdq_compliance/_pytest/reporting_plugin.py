@@ -172,8 +172,11 @@ class ReportingPlugin:
                 info = p.info
                 unavailable = p.unavailable
                 if info is None and unavailable is None:
-                    unavailable = ("the kit did not open this plugin (--collect-only, or "
-                                   "the run ended before)")
+                    unavailable = (
+                        f"the plugin opened but cannot be used: {p.broken}" if p.broken
+                        else "the kit did not open this plugin (--collect-only, or the run "
+                        "ended before)"
+                    )
                 metas.append(PluginMeta(
                     label=p.label,
                     name=None if info is None else info.name,

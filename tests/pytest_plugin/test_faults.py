@@ -160,3 +160,17 @@ def test_broken_open_errors_every_test(kit: pytest.Pytester, fault: str, message
     assert "INTERNALERROR" not in result.stdout.str()
     result.assert_outcomes(errors=2)
     result.stdout.fnmatch_lines([message])
+
+
+def test_report_says_why_a_broken_plugin_could_not_be_used(kit: pytest.Pytester) -> None:
+    import json
+
+    result = _fault(kit, "bad-info", "-k", "test_payload_bytes_are_kept and empty",
+                    "--rdq-report", "report.json", subprocess=True)
+    assert "INTERNALERROR" not in result.stdout.str()
+    report = json.loads((kit.path / "report.json").read_text(encoding="utf-8"))
+    assert report["verdict"] == "non-compliant"
+    (plugin,) = report["plugins"]
+    assert plugin["unavailable"].startswith(
+        "the plugin opened but cannot be used: plugin 'fake': storage.info returned"
+    ), plugin["unavailable"]
