@@ -49,6 +49,7 @@ from .storage import (
     StorageInfo,
     StorageUnavailable,
     hookimpl,
+    require_envelope_version,
 )
 
 __all__ = [
@@ -87,6 +88,7 @@ __all__ = [
     "json_equal",
     "new_id",
     "parse_json",
+    "require_envelope_version",
     "to_json",
     "truncate_message",
     "truncate_stack",

@@ -10,6 +10,7 @@ from ._protocol import (
     StorageError,
     StorageInfo,
     StorageUnavailable,
+    require_envelope_version,
 )
 from .hookspecs import hookimpl
 
@@ -24,4 +25,5 @@ __all__ = [
     "StorageInfo",
     "StorageUnavailable",
     "hookimpl",
+    "require_envelope_version",
 ]

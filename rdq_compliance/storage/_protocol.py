@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -24,6 +25,7 @@ __all__ = [
     "StorageError",
     "StorageInfo",
     "StorageUnavailable",
+    "require_envelope_version",
 ]
 
 NAMESPACE_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,39}")
@@ -133,3 +135,18 @@ class StorageUnavailable(Exception):
         super().__init__(message)
         self.message = message
         self.setting = setting
+
+
+def require_envelope_version(envelope: Envelope, supported: Collection[int]) -> None:
+    """Refuse ``envelope`` unless its ``envelope_version`` is one the plugin stores.
+
+    Raises :class:`StorageError` with ``UNSUPPORTED_ENVELOPE_VERSION``, one of the two
+    answers C16 allows (the other: store and return it exactly as written). Call it
+    first in ``Adapter.write``. A bool is not a version, although ``True == 1``.
+    """
+    version = envelope.envelope_version
+    if type(version) is not int or version not in supported:
+        raise StorageError(
+            ErrorCode.UNSUPPORTED_ENVELOPE_VERSION,
+            f"envelope_version={version!r} is not supported (supported: {sorted(supported)})",
+        )

@@ -18,6 +18,7 @@ from rdq_compliance import (
     StorageError,
     StorageInfo,
     StorageUnavailable,
+    require_envelope_version,
 )
 
 from ._rows import ATTEMPT_COLUMNS, ENVELOPE_COLUMNS, envelope_from_rows, rows_from_envelope
@@ -266,13 +267,7 @@ class MariaDBAdapter:
         )
 
     def write(self, envelope: Envelope) -> None:
-        version = envelope.envelope_version
-        if type(version) is not int or version not in SUPPORTED_VERSIONS:
-            raise StorageError(
-                ErrorCode.UNSUPPORTED_ENVELOPE_VERSION,
-                f"envelope_version={version!r} is not supported by the mariadb plugin "
-                f"(supported: {sorted(SUPPORTED_VERSIONS)})",
-            )
+        require_envelope_version(envelope, SUPPORTED_VERSIONS)  # C16
         try:
             env_row, header_rows, attempt_rows = rows_from_envelope(envelope)
         except (ValueError, TypeError) as exc:

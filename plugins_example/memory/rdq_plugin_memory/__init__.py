@@ -34,13 +34,12 @@ from collections.abc import Mapping
 from rdq_compliance import (
     NAMESPACE_PATTERN,
     Envelope,
-    ErrorCode,
-    StorageError,
     StorageInfo,
     encode,
     from_json,
     hookimpl,
     parse_json,
+    require_envelope_version,
 )
 
 __all__ = ["MemoryAdapter", "MemoryStorage", "rdq_storage_open"]
@@ -105,14 +104,7 @@ class MemoryAdapter:
         self._namespace = namespace
 
     def write(self, envelope: Envelope) -> None:
-        version = envelope.envelope_version
-        # `type(...) is int`: True == 1 in Python, but a bool is not a version.
-        if type(version) is not int or version not in SUPPORTED_VERSIONS:
-            raise StorageError(
-                ErrorCode.UNSUPPORTED_ENVELOPE_VERSION,
-                f"envelope_version={version!r} is not supported: this plugin stores "
-                f"versions {sorted(SUPPORTED_VERSIONS)}",
-            )
+        require_envelope_version(envelope, SUPPORTED_VERSIONS)  # C16
         # Whole replacement (C13) comes for free: the new text replaces the old.
         self._storage._space(self._namespace)[envelope.id] = encode(envelope)
 

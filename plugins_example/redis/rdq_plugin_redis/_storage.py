@@ -14,6 +14,7 @@ from rdq_compliance import (
     StorageError,
     StorageInfo,
     StorageUnavailable,
+    require_envelope_version,
 )
 
 from ._hash import envelope_from_hash, hash_from_envelope
@@ -101,13 +102,7 @@ class RedisAdapter:
         return self._prefix + id.encode("utf-8")
 
     def write(self, envelope: Envelope) -> None:
-        version = envelope.envelope_version
-        if type(version) is not int or version not in SUPPORTED_VERSIONS:
-            raise StorageError(
-                ErrorCode.UNSUPPORTED_ENVELOPE_VERSION,
-                f"envelope_version={version!r} is not supported by the redis plugin "
-                f"(supported: {sorted(SUPPORTED_VERSIONS)})",
-            )
+        require_envelope_version(envelope, SUPPORTED_VERSIONS)  # C16
         try:
             key = self._key(envelope.id)
             fields = hash_from_envelope(envelope)

@@ -44,6 +44,7 @@ from rdq_compliance import (
     StorageInfo,
     StorageUnavailable,
     hookimpl,
+    require_envelope_version,
 )
 
 __all__ = ["SqliteAdapter", "SqliteStorage", "rdq_storage_open", "rdq_storage_options"]
@@ -401,13 +402,7 @@ class SqliteAdapter:
         self._ns = namespace
 
     def write(self, envelope: Envelope) -> None:
-        version = envelope.envelope_version
-        if type(version) is not int or version not in SUPPORTED_VERSIONS:
-            raise StorageError(
-                ErrorCode.UNSUPPORTED_ENVELOPE_VERSION,
-                f"envelope_version={version!r} is not supported: this plugin stores "
-                f"versions {sorted(SUPPORTED_VERSIONS)}",
-            )
+        require_envelope_version(envelope, SUPPORTED_VERSIONS)  # C16
         ns, task_id = self._ns, envelope.id
         # Build every row before the transaction starts: conversion errors are
         # raised without holding the lock, and the transaction stays short.
