@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -247,7 +247,10 @@ class KitPlugin:
                 ("rdq_clauses", " ".join(req.clauses)),
                 ("rdq_plugin", callspec.params["rdq_plugin"]),
             ])
-        examples_first(items)
+        if _in_xdist_worker(config) and not config.getoption("maxfail", 0):
+            longest_first(items)
+        else:
+            examples_first(items)
         case = self.settings.replay
         if case is None:
             return
@@ -350,7 +353,6 @@ class KitPlugin:
         ctx.teardown()
 
 
-_PROPERTY_RUNNERS = frozenset({"for_all", "run_machine"})
 
 
 def _is_kit_test(item: pytest.Item) -> bool:
@@ -361,20 +363,47 @@ def _is_kit_test(item: pytest.Item) -> bool:
 def _is_generated(item: pytest.Item) -> bool:
     """A kit test that runs a Hypothesis property or state machine: its body calls
     ``rdq.for_all`` or ``rdq.run_machine`` (names the function's code refers to)."""
+    return _cost_rank(item) < 2
+
+
+def _cost_rank(item: pytest.Item) -> int:
+    """0: a state machine (the longest test), 1: a property, 2: a fixed example."""
     code = getattr(getattr(item, "function", None), "__code__", None)
-    return code is not None and not _PROPERTY_RUNNERS.isdisjoint(code.co_names)
+    names = frozenset() if code is None else frozenset(code.co_names)
+    if "run_machine" in names:
+        return 0
+    return 1 if "for_all" in names else 2
+
+
+def _in_xdist_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _reorder_kit_items(items: list[pytest.Item], key: Callable[[pytest.Item], int]) -> None:
+    # A stable sort of the kit's own items only: the same collection always gives
+    # the same order (xdist workers must agree), and the user's tests keep their places.
+    slots = [i for i, item in enumerate(items) if _is_kit_test(item)]
+    ordered = sorted((items[i] for i in slots), key=key)
+    for i, item in zip(slots, ordered, strict=True):
+        items[i] = item
 
 
 def examples_first(items: list[pytest.Item]) -> None:
     """Reorder the kit's tests in place: every example-based test (milliseconds each)
     before the generated properties (up to seconds each), so that ``-x`` stops at the
-    first defect a fixed example shows without waiting for the searches. A stable
-    sort of the kit's own items only: the same collection always gives the same
-    order (xdist workers must agree), and the user's tests keep their places."""
-    slots = [i for i, item in enumerate(items) if _is_kit_test(item)]
-    ordered = sorted((items[i] for i in slots), key=_is_generated)
-    for i, item in zip(slots, ordered, strict=True):
-        items[i] = item
+    first defect a fixed example shows without waiting for the searches."""
+    _reorder_kit_items(items, _is_generated)
+
+
+def longest_first(items: list[pytest.Item]) -> None:
+    """Reorder the kit's tests in place for ``-n N`` without ``-x``: the fixed examples,
+    then the state machine (the longest test), then the other properties.
+
+    xdist hands each worker one consecutive chunk of the collection first and the
+    rest in small chunks on demand, so the examples go out in the first chunks and the
+    long tests are dealt a few at a time at the end, longest first; with the state
+    machine last, one worker ran it alone while the other sat idle."""
+    _reorder_kit_items(items, lambda item: (_cost_rank(item) + 1) % 3)
 
 
 def _guard_timeout(plugin: LoadedPlugin, settings: KitSettings) -> float:
