@@ -20,3 +20,9 @@ for plugin in "$ROOT"/plugins_example/*/pyproject.toml; do
 done
 "$VENV/bin/python" -m pip install -q "${install_args[@]}" 2>&1 | grep -v '^WARNING: Location' || true
 "$VENV/bin/python" -c 'import rdq_compliance' || { echo "install failed" >&2; exit 1; }
+# Keep Python's bytecode caches (in .venv and __pycache__/, both ignored by git) even where the
+# machine sets PYTHONDONTWRITEBYTECODE: the test suite starts well over a hundred Python
+# processes (xdist workers, full kit runs, the mutant zoo's 111 runs), and without caches each
+# one compiles and assertion-rewrites the kit and Hypothesis again (~1 s of CPU each here;
+# docs/performance.md).
+unset PYTHONDONTWRITEBYTECODE

@@ -19,10 +19,8 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
-import linecache
 import os
 import platform
-import pstats
 import re
 import shutil
 import statistics
@@ -86,23 +84,37 @@ def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     env.pop("PYTEST_ADDOPTS", None)
     env.pop("PYTEST_XDIST_AUTO_NUM_WORKERS", None)
+    # Warm by default: bytecode caches are written once and reused, as after a
+    # pip install or any earlier run. run_kit(cold=True) measures without them.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("PYTHONPYCACHEPREFIX", None)
     env.update(extra or {})
     return env
 
 
 def run_kit(
     args: Sequence[str], *, probe: bool = False, cwd: Path | None = None,
-    python_args: Sequence[str] = (), timeout: float = 900,
+    python_args: Sequence[str] = (), prefix: Sequence[str] = (), timeout: float = 900,
+    cold: bool = False,
 ) -> Run:  # fmt: skip
-    """One ``pytest`` process in an empty temp dir (or ``cwd``); returns its costs."""
+    """One ``pytest`` process in an empty temp dir (or ``cwd``); returns its costs.
+
+    ``cold``: no bytecode cache to read or write (an empty ``PYTHONPYCACHEPREFIX`` and
+    ``PYTHONDONTWRITEBYTECODE``): every process compiles, and pytest assertion-rewrites,
+    the kit's and Hypothesis' modules, as in a fresh virtualenv on a machine that sets
+    ``PYTHONDONTWRITEBYTECODE``."""
     own = cwd is None
     work = Path(tempfile.mkdtemp(prefix="rdq-bench-")) if own else cwd
     assert work is not None
     extra: dict[str, str] = {}
+    if cold:
+        extra["PYTHONDONTWRITEBYTECODE"] = "1"
+        extra["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="pyc-", dir=work)
     argv = [PYTHON, *python_args, "-m", "pytest", "-p", "no:cacheprovider", *args]
     if probe:
         argv[len(python_args) + 3:len(python_args) + 3] = ["-p", "benchmarks._probe"]
         extra["RDQ_BENCH_PROBE"] = str(work / "probe.json")
+    argv = [*prefix, *argv]
     load = os.getloadavg()[0]
     extra["RDQ_BENCH_T0"] = repr(time.time())
     start = time.perf_counter()
@@ -201,156 +213,110 @@ def bench_profiles(repeat: int, quick: bool) -> list[str]:
 
 # -- 2. cost split against memory ------------------------------------------------------
 
-_GROUPS = (
-    ("plugin (memory, on the kit's worker thread)", ("rdq_plugin_memory", "benchmarks/_timing")),
-    ("hypothesis, once per fresh directory: unicode codec table, source-constant scan",
-     ("hypothesis/internal/charmap.py", "hypothesis/internal/constants_ast.py")),
-    ("generation: kit strategies", ("rdq_compliance/strategies/", "suites/_strategies")),
-    ("hypothesis: drawing + engine (data tree, spans, mutation)", ("site-packages/hypothesis/",)),
-    ("kit: envelope core (validate, diff, encode, parse)", ("rdq_compliance/envelope/",)),
-    ("kit: pytest layer (_context, _guard, _runtime, kit, reporting)",
-     ("rdq_compliance/_pytest/", "rdq_compliance/reporting/", "rdq_compliance/_corpus",
-      "rdq_compliance/_requirements", "rdq_compliance/storage/")),
-    ("kit: suites (test bodies, fixed envelopes)", ("rdq_compliance/suites/",)),
-    ("pytest + pluggy", ("site-packages/_pytest/", "site-packages/pluggy/",
-                         "site-packages/pytest/")),
-    ("stdlib copy.deepcopy (kit: only for values that are not plain JSON)", ("copy.py",)),
-    ("imports (module loading, compiling)", ("<frozen importlib", "<frozen zipimport")),
-    ("waiting for the plugin thread (lock/Event wait)", ("threading.py",)),
-)
+SAMPLE_RATE = 250  # py-spy samples per second
 
 
-def _group(filename: str, func: str) -> str:
-    key = f"{filename}:{func}"
-    for name, needles in _GROUPS:
-        if any(n in key for n in needles):
-            return name
-    return "other (stdlib, json, re, ...)"
-
-
-_KitRow = tuple[str, float, float, int]
-
-
-def profile_groups(path: Path) -> tuple[list[tuple[str, float]], list[_KitRow]]:
-    """Self time by owner, and the kit's own functions by cumulative time.
-
-    Built-in functions (``~`` in pstats) have no file: their self time is shared
-    among their callers, in proportion to the time each caller spent in them, so
-    that e.g. ``str.encode`` called by Hypothesis' codec table counts there.
-    """
-    stats = pstats.Stats(str(path))
-    groups: dict[str, float] = {}
-    kit: list[_KitRow] = []
-    raw = stats.stats  # type: ignore[attr-defined]
-
-    def add(group: str, seconds: float) -> None:
-        groups[group] = groups.get(group, 0.0) + seconds
-
-    for (filename, line, func), (_cc, nc, tt, ct, callers) in raw.items():
-        if filename == "~" and callers:
-            if "acquire" in func or "wait" in func:
-                add("waiting for the plugin thread (lock/Event wait)", tt)
-                continue
-            weights = {c: v[2] for c, v in callers.items()}
-            total = sum(weights.values()) or 1.0
-            for (cf, _cl, cfn), w in weights.items():
-                add(_group(cf, cfn), tt * w / total)
-            continue
-        add(_group(filename, func), tt)
-        ours = "rdq_compliance/" in filename and not any(
-            n in filename for n in ("/strategies/", "_strategies", "/suites/test_"))
-        # Hypothesis' @given wrappers borrow the check's name and a kit line;
-        # keep only real definitions (the source line says "def <name>").
-        if ours and f"def {func}" in linecache.getline(filename, line):
-            short = filename.split("rdq_compliance/", 1)[1]
-            kit.append((f"{short}:{line} {func}", ct, tt, nc))
-    kit.sort(key=lambda r: -r[1])
-    return sorted(groups.items(), key=lambda kv: -kv[1]), kit
+def _py_spy() -> str | None:
+    beside = Path(PYTHON).parent / "py-spy"
+    return str(beside) if beside.exists() else shutil.which("py-spy")
 
 
 def bench_split(repeat: int, quick: bool) -> list[str]:
-    args = ["--rdq-plugin", PROXY, "--rdq-option", "wrapped=memory", "-q", "--rdq-profile=ci"]
-    plain, probed = [], []
+    from benchmarks import _sampling as sampling
+
+    head = ["### 2. Where a run's time goes (memory plugin, ci profile)", ""]
+    args = ["--rdq-plugin=memory", "-q", "--rdq-profile=ci"]
+    plain = []
     for i in range(repeat):
         log(f"split: plain run {i + 1}/{repeat}")
-        plain.append(run_kit(["--rdq-plugin=memory", "-q", "--rdq-profile=ci"]))
-        log(f"split: probed run {i + 1}/{repeat}")
-        probed.append(run_kit(args, probe=True))
-    good = [r for r in probed if r.probe and r.probe.get("plugin")]
-    if not good:
-        return ["### 2. Cost split (memory, ci)", "", "probe produced no data: "
-                + probed[-1].out[-500:]]
-
-    def med(fn: Callable[[Run], float]) -> float:
-        return median([fn(r) for r in good])
-
-    wall = med(lambda r: r.wall)
-    gen = med(lambda r: r.probe["hypothesis"]["generate"])
-    exe = med(lambda r: r.probe["hypothesis"]["execute"])
-    plugin = med(lambda r: r.probe["plugin"]["total"])
-    startup = med(lambda r: r.probe["marks"]["collected"])
-    tests = med(lambda r: r.probe["items"]["seconds"])
-    examples = med(lambda r: r.probe["hypothesis"]["examples"])
-    kit = wall - gen - plugin
+        plain.append(run_kit(args))
     plain_wall = median([r.wall for r in plain])
-    share = kit / wall
-    plain_kit = plain_wall - gen - plugin
-    plain_share = plain_kit / plain_wall
+    spy = _py_spy()
+    if spy is None:
+        return [*head, "not measured: py-spy is not installed (`pip install -e .[bench]`); "
+                f"plain runs: median wall {fmt_s(plain_wall)}"]
+    pooled = sampling.Split()
+    shares, walls = [], []
+    for i in range(repeat):
+        log(f"split: sampled run {i + 1}/{repeat}")
+        work = Path(tempfile.mkdtemp(prefix="rdq-bench-spy-"))
+        raw = work / "samples.txt"
+        run = run_kit(args, cwd=work, prefix=[spy, "record", "--gil", "--rate",
+                                               str(SAMPLE_RATE), "--format", "raw",
+                                               "--output", str(raw), "--"])
+        if not raw.exists():
+            shutil.rmtree(work, ignore_errors=True)
+            return [*head, f"py-spy produced no samples (exit {run.rc}): "
+                    + run.out[-400:].replace("\n", " ")]
+        one = sampling.split_file(raw, ("rdq_plugin_memory",))
+        shutil.rmtree(work, ignore_errors=True)
+        pooled.samples.update(one.samples)
+        pooled.kit_functions.update(one.kit_functions)
+        walls.append(run.wall)
+        outside = (one.samples[sampling.GENERATION] + one.samples[sampling.PLUGIN])
+        shares.append(1 - outside / SAMPLE_RATE / run.wall)
+    wall_total = sum(walls)
+    sampled_s = pooled.total / SAMPLE_RATE
+    unsampled = max(wall_total - sampled_s, 0.0)
+
+    def sec(n: float) -> float:  # seconds per run
+        return n / SAMPLE_RATE / len(walls)
+
     rows = [
-        "### 2. Where a run's time goes (memory plugin, ci profile)",
+        *head,
+        f"Sampled with py-spy (`record --gil --rate {SAMPLE_RATE}`: only the thread holding the "
+        "GIL, so waiting is never counted) in "
+        f"{len(walls)} runs of `--rdq-plugin=memory --rdq-profile=ci` (wall under the sampler: "
+        f"{', '.join(f'{w:.1f}' for w in walls)} s; without it: median {fmt_s(plain_wall)} over "
+        f"{len(plain)} runs). Every sample is charged to one category (see "
+        "`benchmarks/_sampling.py`); seconds are per run.",
         "",
-        f"Median of {len(good)} probed runs (`-p benchmarks._probe`, plugin wrapped by "
-        f"`{PROXY}`). Unprobed `--rdq-plugin=memory` runs: median wall "
-        f"{fmt_s(plain_wall)}; the probe adds {wall - plain_wall:+.2f} s (Hypothesis builds "
-        "a printable form of each example once an observability callback is registered).",
+        "| where | seconds | share of wall |",
+        "|---|---|---|",
+    ]
+    for cat in sampling.CATEGORIES:
+        n = pooled.samples[cat]
+        rows.append(f"| {cat} | {sec(n):.2f} | {n / SAMPLE_RATE / wall_total:.0%} |")
+    rows.append(f"| not sampled (no thread held the GIL: thread hand-offs, I/O, sampler) | "
+                f"{unsampled / len(walls):.2f} | {unsampled / wall_total:.0%} |")
+    gen = pooled.samples[sampling.GENERATION] / SAMPLE_RATE / wall_total
+    plug = pooled.samples[sampling.PLUGIN] / SAMPLE_RATE / wall_total
+    engine = pooled.samples[sampling.ENGINE] / SAMPLE_RATE / wall_total
+    kit_code = sum(pooled.samples[c] for c in (sampling.KIT_CORE, sampling.KIT_PYTEST,
+                                               sampling.KIT_SUITES)) / SAMPLE_RATE / wall_total
+    share = 1 - gen - plug
+    rows += [
         "",
-        "| part | seconds | share of wall | per generated example |",
-        "|---|---|---|---|",
-        f"| wall time of the run | {wall:.2f} | 100% | — |",
-        f"| Hypothesis generation (`generate:*` timings) | {gen:.2f} | {gen / wall:.0%} | "
-        f"{gen / examples * 1000:.1f} ms |",
-        f"| inside the plugin's calls (timing proxy) | {plugin:.2f} | {plugin / wall:.0%} | "
-        f"{plugin / examples * 1000:.2f} ms (all calls, incl. fixed tests) |",
-        f"| **kit's own work = wall − generation − plugin** | **{kit:.2f}** | **{share:.0%}** | "
-        f"{kit / examples * 1000:.1f} ms |",
-        f"| … of which: interpreter start, imports, collection | {startup:.2f} | "
-        f"{startup / wall:.0%} | — |",
-        f"| … of which: executing checks (`execute:*`, minus plugin) | "
-        f"{max(exe - plugin, 0):.2f} | {max(exe - plugin, 0) / wall:.0%} | "
-        f"{max(exe - plugin, 0) / examples * 1000:.2f} ms |",
-        f"| … of which: the rest (Hypothesis engine, pytest, fixed tests, fixtures) | "
-        f"{max(kit - startup - max(exe - plugin, 0), 0):.2f} | "
-        f"{max(kit - startup - max(exe - plugin, 0), 0) / wall:.0%} | — |",
-        f"| generated examples | {examples:.0f} | | |",
-        f"| tests (setup + call + teardown) | {tests:.2f} | {tests / wall:.0%} | |",
+        f"**The kit's own work as issue 6 defines it** (wall − Hypothesis generation − the "
+        f"plugin's calls): **{share:.0%}** (runs: {', '.join(f'{x:.0%}' for x in shares)}). "
+        f"Of it: Hypothesis' engine {engine:.0%}, the kit's own code {kit_code:.0%}, the "
+        "rest start-up, pytest's per-test protocol and unsampled time.",
         "",
-        f"Without the probe's overhead (unprobed wall − generation − plugin): kit's own work "
-        f"{plain_kit:.2f} s = {plain_share:.0%} of {plain_wall:.2f} s.",
-        "",
-        verdict(plain_share < TARGET_KIT_SHARE,
-                f"kit share {plain_share:.0%} unprobed / {share:.0%} probed, target < "
-                f"{TARGET_KIT_SHARE:.0%}") + " — the kit's own work against memory.",
+        verdict(share < TARGET_KIT_SHARE, f"{share:.0%}, target < {TARGET_KIT_SHARE:.0%}")
+        + f" — the kit's own work against memory; counting Hypothesis' engine with its "
+        f"generation: {share - engine:.0%}.",
     ]
     if quick:
         return rows
-    log("split: cProfile run")
-    work = Path(tempfile.mkdtemp(prefix="rdq-bench-prof-"))
-    prof = work / "prof.out"
-    run_kit(["--rdq-plugin=memory", "-q", "--rdq-profile=ci"], cwd=work,
-            python_args=["-m", "cProfile", "-o", str(prof)])
-    if not prof.exists():
-        return rows
-    groups, kit_funcs = profile_groups(prof)
-    total = sum(t for _, t in groups)
-    rows += ["", "cProfile of one unprobed run (main thread; self time by owner; cProfile "
-             "slows Python code about 2x, so read shares, not seconds):", "",
-             "| owner | self time | share |", "|---|---|---|"]
-    rows += [f"| {g} | {t:.2f} s | {t / total:.0%} |" for g, t in groups]
-    rows += ["", "The kit's own functions by cumulative time (same profile, top 15):", "",
-             "| function | cumulative | self | calls |", "|---|---|---|---|"]
-    rows += [f"| `{name}` | {ct:.2f} s | {tt:.2f} s | {nc} |" for name, ct, tt, nc in
-             kit_funcs[:15]]
-    shutil.rmtree(work, ignore_errors=True)
+    rows += ["", "The kit's functions by inclusive time (samples charged to the kit's own "
+             "code, per run):", "", "| function | seconds | share of wall |", "|---|---|---|"]
+    for name, n in pooled.kit_functions.most_common(12):
+        rows.append(f"| `{name}` | {sec(n):.2f} | {n / SAMPLE_RATE / wall_total:.0%} |")
+    log("split: probed run (Hypothesis' own timings, plugin time by the timing proxy)")
+    probed = run_kit(["--rdq-plugin", PROXY, "--rdq-option", "wrapped=memory", "-q",
+                      "--rdq-profile=ci"], probe=True)
+    data = probed.probe
+    if data and data.get("plugin"):
+        hyp, plugin = data["hypothesis"], data["plugin"]["total"]
+        rows += [
+            "", f"Cross-check, one run with `-p benchmarks._probe` and the timing proxy "
+            f"(wall {probed.wall:.2f} s; Hypothesis renders every example for the probe's "
+            f"callback, so it runs slower): {hyp['examples']:.0f} generated examples; "
+            f"Hypothesis' own `generate:*` timings {hyp['generate']:.2f} s "
+            f"({hyp['generate'] / hyp['examples'] * 1000:.1f} ms per example); time inside "
+            f"the plugin's calls {plugin:.2f} s (sampled: "
+            f"{sec(pooled.samples[sampling.PLUGIN]):.2f} s).",
+        ]
     return rows
 
 
@@ -504,28 +470,31 @@ def bench_first_failure(repeat: int, quick: bool) -> list[str]:
 
 
 def bench_xdist(repeat: int, quick: bool) -> list[str]:
-    serial, para = [], []
-    for i in range(repeat):
-        log(f"xdist: serial {i + 1}/{repeat}")
-        serial.append(run_kit(["--rdq-plugin=sqlite", "-q", "--rdq-profile=ci"]))
-        log(f"xdist: -n 2 {i + 1}/{repeat}")
-        para.append(run_kit(["--rdq-plugin=sqlite", "-q", "--rdq-profile=ci", "-n", "2"]))
-    s, p = median([r.wall for r in serial]), median([r.wall for r in para])
-    speedup = s / p
-    s_cpu, p_cpu = median([r.cpu for r in serial]), median([r.cpu for r in para])
-    return [
-        "### 6. `-n 2` against serial (sqlite, ci)", "",
-        "| mode | runs' wall | wall (median) | CPU (median) | result |", "|---|---|---|---|---|",
-        f"| serial | {', '.join(f'{r.wall:.1f}' for r in serial)} | {fmt_s(s)} | "
-        f"{fmt_s(median([r.cpu for r in serial]))} | {serial[-1].summary} |",
-        f"| `-n 2` | {', '.join(f'{r.wall:.1f}' for r in para)} | {fmt_s(p)} | "
-        f"{fmt_s(median([r.cpu for r in para]))} | {para[-1].summary} |",
-        "", verdict(speedup >= TARGET_SPEEDUP, f"{speedup:.2f}x, target ≥ {TARGET_SPEEDUP}x"),
-        "", f"CPU: `-n 2` spends {p_cpu - s_cpu:+.2f} s more than serial (controller and two "
-        "workers each start Python, import and collect). Two idle cores could at best run "
-        f"it in about {p_cpu / 2:.2f} s, {s_cpu / (p_cpu / 2):.2f}x the serial CPU time "
-        "(an estimate: it ignores the serial start of the controller and the tail).",
-    ]
+    args = ["--rdq-plugin=sqlite", "-q", "--rdq-profile=ci"]
+    rows = ["### 6. `-n 2` against serial (sqlite, ci)", "",
+            "| bytecode | mode | runs' wall | wall (median) | CPU (median) | result |",
+            "|---|---|---|---|---|---|"]
+    verdicts = []
+    for cold, label in ((False, "cached"), (True, "none (cold)")):
+        serial, para = [], []
+        for i in range(repeat):
+            log(f"xdist ({label}): serial {i + 1}/{repeat}")
+            serial.append(run_kit(args, cold=cold))
+            log(f"xdist ({label}): -n 2 {i + 1}/{repeat}")
+            para.append(run_kit([*args, "-n", "2"], cold=cold))
+        for mode, runs in (("serial", serial), ("`-n 2`", para)):
+            rows.append(
+                f"| {label} | {mode} | {', '.join(f'{r.wall:.1f}' for r in runs)} | "
+                f"{fmt_s(median([r.wall for r in runs]))} | "
+                f"{fmt_s(median([r.cpu for r in runs]))} | {runs[-1].summary} |")
+        speedup = median([r.wall for r in serial]) / median([r.wall for r in para])
+        extra_cpu = median([r.cpu for r in para]) - median([r.cpu for r in serial])
+        verdicts.append(
+            f"- bytecode {label}: " + verdict(speedup >= TARGET_SPEEDUP,
+                                             f"{speedup:.2f}x, target ≥ {TARGET_SPEEDUP}x")
+            + f"; `-n 2` spends {extra_cpu:+.2f} s CPU more than serial (the controller "
+            "and the second worker start Python, import and collect too)")
+    return [*rows, "", *verdicts]
 
 
 # -- 7. the stdio bridge (subprocess round trips) --------------------------------------
@@ -581,9 +550,9 @@ def machine() -> list[str]:
         [PYTHON, "-c", "import hypothesis, pytest; print(pytest.__version__, "
          "hypothesis.__version__)"], capture_output=True, text=True, check=False,
     ).stdout.split()
-    bytecode = ("not written (`PYTHONDONTWRITEBYTECODE` is set: every process compiles, and "
-                "pytest assertion-rewrites, the kit's and Hypothesis' modules anew)"
-                if os.environ.get("PYTHONDONTWRITEBYTECODE") else "written and reused")
+    bytecode = ("kit runs read and write Python's bytecode caches (a first run writes them, as "
+                "pip install does), whatever `PYTHONDONTWRITEBYTECODE` says; section 6 also "
+                "measures without them (`cold`)")
     return [
         f"- date: {_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC",
         f"- machine: {os.cpu_count()} CPUs (`nproc` {len(os.sched_getaffinity(0))}), {cpu}, "
@@ -619,6 +588,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     funcs = {"profiles": bench_profiles, "split": bench_split, "codec": bench_codec,
              "memory": bench_memory, "first-failure": bench_first_failure,
              "xdist": bench_xdist, "stdio": bench_stdio}
+    log("warm-up: one run writes the bytecode caches (as pip install would)")
+    run_kit(["--rdq-plugin=sqlite", "-q", "-k", "no_test_has_this_name"])
     load_before = os.getloadavg()
     started = time.perf_counter()
     sections = [funcs[name](repeat, opts.quick) for name in chosen]
