@@ -11,14 +11,20 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Mapping
+import re
+import shlex
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..envelope import Envelope, from_json, to_json
+from ..storage._discovery import STDIO
 
-__all__ = ["FORMAT", "Case", "CaseError", "dump_value", "load_case", "load_value", "save_case"]
+__all__ = [
+    "FORMAT", "MASKED", "Case", "CaseError", "dump_value", "load_case", "load_value",
+    "mask_secrets", "replay_command", "save_case",
+]
 
 FORMAT = 1
 
@@ -141,3 +147,73 @@ def load_case(path: Path) -> Case:
     ):
         raise CaseError(f"--rdq-replay={str(path)!r} has malformed test/plugin/params/example")
     return Case(test, params, plugin, requirement, check, example, path)
+
+
+# -- the command that replays a case ---------------------------------------------
+
+MASKED = "***"
+# An option whose name says it holds a secret is shown masked, whole.
+_SECRET_NAME = re.compile(r"pass|pwd|secret|token|credential|private|api_?key|auth", re.I)
+# A secret inside another value: the password of a URL (postgresql://user:PW@host/db,
+# redis://:PW@host) or a keyword=value one (libpq "host=h password=PW", "?token=PW").
+_URL_PASSWORD = re.compile(r"(?i)([a-z][a-z0-9+.-]*://[^/@:\s]*:)([^/\s]+)(@)")
+_KEYWORD_SECRET = re.compile(
+    r"(?i)((?:password|passwd|pwd|secret|token)\s*=\s*)('[^']*'|[^\s&;]+)"
+)
+
+
+def mask_secrets(name: str, value: str) -> str:
+    """``value`` of the option ``name`` with any secret in it replaced by ``***``."""
+    if _SECRET_NAME.search(name):
+        return MASKED
+    value = _URL_PASSWORD.sub(lambda m: m[1] + MASKED + m[3], value)
+    return _KEYWORD_SECRET.sub(lambda m: m[1] + MASKED, value)
+
+
+def replay_command(
+    label: str,
+    case_file: str,
+    *,
+    labels: Sequence[str],
+    declared: Collection[str],
+    options: Sequence[str] = (),
+    ini_has_options: bool = False,
+    testee: str | None = None,
+    timeout: str | None = None,
+) -> tuple[str, list[str]]:
+    """The command that replays ``case_file`` against the same storage, and the options
+    whose value it shows masked.
+
+    ``options`` are the ``--rdq-option`` values of the command line, in their order (the
+    last setting of a key wins): those that reach plugin ``label`` are repeated, those
+    meant for another plugin of the run are left out (the replay selects ``label`` alone,
+    which would refuse them). The ini file and the environment are read again by the
+    replay, run from the same directory, so their values are not repeated.
+    """
+    args = [f"--rdq-plugin={shlex.quote(label)}"]
+    masked: list[str] = []
+    kept = 0
+    by_length = sorted(labels, key=len, reverse=True)  # as resolve_options matches them
+    for setting in options:
+        key, _, value = setting.partition("=")
+        target = next((lb for lb in by_length if key.startswith(lb + ".")), None)
+        name = key[len(target) + 1 :] if target is not None else key
+        if target not in (label, None) or (target is None and name not in declared):
+            continue
+        kept += 1
+        shown = mask_secrets(name, value)
+        if shown != value and key not in masked:
+            masked.append(key)
+        args.append(f"--rdq-option={shlex.quote(f'{key}={shown}')}")
+    if options and not kept and ini_has_options:
+        # The command line's options replaced the ini file's; none is left to do so.
+        args.append("-o rdq_options=")
+    if testee is not None and label == STDIO:
+        shown = mask_secrets("command", testee)
+        if shown != testee:
+            masked.append("--rdq-testee")
+        args.append(f"--rdq-testee={shlex.quote(shown)}")
+    if timeout is not None:
+        args.append(f"--rdq-timeout={shlex.quote(timeout)}")
+    args.append(f"--rdq-replay {shlex.quote(case_file)}")
+    return "pytest " + " ".join(args), masked

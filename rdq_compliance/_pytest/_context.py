@@ -276,11 +276,12 @@ class Rdq:
         Every namespace the test used is closed and dropped at teardown.
         """
         __tracebackhide__ = True
-        if name is None:
-            name = self.new_name()
         storage = self.runtime.storage
         if storage is None:
-            self.fail(f"no storage to open namespace {name!r} on: {self.runtime.dead}")
+            what = "a new namespace" if name is None else f"namespace {name!r}"
+            self.fail(f"no storage to open {what} on: {self.runtime.dead}")
+        if name is None:
+            name = self.new_name()
         result = self.call(f"storage.open({name!r})", storage.open, name)
         if isinstance(result, StorageError):
             self.fail(f"storage.open({name!r}) refused with {describe_storage_error(result)}")
@@ -329,19 +330,33 @@ class Rdq:
             if ns.name == name:
                 ns.close()
         self._namespaces = [ns for ns in self._namespaces if ns.name != name]
-        if name in self._names:
-            self._names.remove(name)
-        self.drop(name)
+        try:
+            self.drop(name)
+        finally:
+            # Forgotten unless the drop hung: then teardown hands it to the runtime,
+            # which drops it through the next storage.
+            if name in self._names and self.runtime.broken is None:
+                self._names.remove(name)
 
     def teardown(self) -> None:
-        """Close adapters and drop every namespace the test used, even after a failure."""
+        """Close adapters and drop every namespace the test used, even after a failure.
+
+        When the storage was abandoned after a hang (before or during teardown), the
+        namespaces not dropped yet go to the runtime, which drops them through the
+        fresh storage it opens next (a real store still holds them)."""
         __tracebackhide__ = True
-        if self.runtime.broken is not None or self.runtime.storage is None:
-            return  # abandoned after a hang: nothing can be called on it any more
-        for ns in self._namespaces:
-            ns.close()
-        for name in self._names:
-            self.drop(name)
+        try:
+            if self.runtime.broken is not None or self.runtime.storage is None:
+                return  # nothing can be called on an abandoned storage any more
+            for ns in self._namespaces:
+                ns.close()
+            while self._names:
+                self.drop(self._names[0])
+                del self._names[0]
+        finally:
+            if self.runtime.broken is not None or self.runtime.storage is None:
+                self.runtime.abandon(self._names)
+                self._names.clear()
 
     # -- properties ----------------------------------------------------------
 

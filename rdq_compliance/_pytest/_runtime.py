@@ -3,13 +3,15 @@
 Opened once per process at session start (on the xdist controller too, only to
 learn what the plugin declares). After a hang the storage is abandoned and a
 fresh one is opened for the next test; if that fails too, the plugin is given up
-for the rest of the run so that the run still ends quickly.
+for the rest of the run so that the run still ends quickly. The namespaces the
+abandoned storage held are dropped through the fresh one (they are still in the
+store: a database keeps its tables); those that cannot be are named in one note.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..storage import Storage, StorageInfo, StorageUnavailable
@@ -54,6 +56,11 @@ class PluginRuntime:
         self.dead: str | None = None
         """Reopening failed too: every remaining test fails with this reason."""
         self.notes: list[str] = []
+        self.orphans: dict[str, None] = {}
+        """Namespaces of an abandoned storage, to drop through the next one (ordered set)."""
+        self.left_behind: dict[str, str] = {}
+        """Namespaces the kit could not drop: name -> why (reported once, at close)."""
+        self._reopen_failure: str | None = None
         self._runner = Runner(f"rdq-plugin-{self.label}")
 
     # -- calling the plugin --------------------------------------------------
@@ -123,10 +130,24 @@ class PluginRuntime:
     def _open_hook(self, options: dict[str, str]) -> object:
         return self.loaded.pm.hook.rdq_storage_open(options=options)
 
+    def abandon(self, names: Iterable[str]) -> None:
+        """Namespaces a test could not drop because the storage was abandoned (a hang)
+        or is gone: they are dropped through the next storage (see ensure_usable)."""
+        for name in names:
+            self.orphans[name] = None
+
     def ensure_usable(self) -> None:
-        """Before a test: replace a storage abandoned after a hang by a fresh one."""
+        """Before a test: replace a storage abandoned after a hang by a fresh one, and
+        drop through it the namespaces the abandoned one held."""
         if self.broken is None or self.dead is not None:
             return
+        self._reopen()
+        if self.orphans and self.storage is not None:
+            self._drop_orphans()
+            if self.broken is not None:  # a drop hung: that storage is abandoned too
+                self._reopen()
+
+    def _reopen(self) -> None:
         reason = self.broken
         old = self.storage
         self.broken = None
@@ -141,7 +162,47 @@ class PluginRuntime:
         if self.storage is None and self.dead is None:
             self.dead = self.unavailable or "the storage could not be reopened"
         if self.dead is not None:
+            self._reopen_failure = self.dead.splitlines()[0]
             self.dead = f"{reason}; reopening it failed: {self.dead}"
+
+    def _drop_orphans(self) -> None:
+        # One attempt each: a drop that fails now would fail again, and retrying a
+        # hanging drop before every test would cost the timeout each time.
+        storage = self.storage
+        assert storage is not None
+        while self.orphans:
+            name = next(iter(self.orphans))
+            del self.orphans[name]
+            op = f"storage.drop({name!r})"
+            try:
+                self.call(op, storage.drop, name)
+            except OperationHung:
+                self.left_behind[name] = f"{op} did not return within {_seconds(self.timeout)}"
+                self._give_up_orphans("not attempted after that hang")
+                return
+            except PluginFault as fault:
+                self.left_behind[name] = f"{op} raised {type(fault.exc).__name__}: {fault.exc}"
+
+    def _give_up_orphans(self, why: str) -> None:
+        for name in self.orphans:
+            self.left_behind[name] = why
+        self.orphans.clear()
+
+    def left_behind_note(self) -> str | None:
+        """One note naming every namespace left in the store, or None."""
+        if not self.left_behind:
+            return None
+        by_reason: dict[str, list[str]] = {}
+        for name, why in self.left_behind.items():
+            by_reason.setdefault(why, []).append(repr(name))
+        reasons = "; ".join(f"{', '.join(names)}: {why}" for why, names in by_reason.items())
+        many = len(self.left_behind) > 1
+        them = "them" if many else "it"
+        return (
+            f"{len(self.left_behind)} namespace{'s' if many else ''} left behind in the store: "
+            f"a storage was abandoned after a hang and the kit could not drop {them} "
+            f"({reasons}); drop {them} by hand (storage.drop(name)) or clear the store"
+        )
 
     def restart(self) -> None:
         """Close the storage and open a new one through the hook (C15).
@@ -167,7 +228,17 @@ class PluginRuntime:
         self.storage, self.info = storage, info
 
     def close(self) -> None:
-        """At session end: close the storage, never raising."""
+        """At session end: drop what an abandoned storage left (reopening it if the
+        last test hung), close the storage, never raising."""
+        if self.orphans:
+            self.ensure_usable()
+            if self.orphans and self.storage is not None and self.broken is None:
+                self._drop_orphans()
+            if self.orphans:
+                why = self._reopen_failure or (
+                    self.dead or "the storage was closed and not reopened"
+                ).splitlines()[0]
+                self._give_up_orphans(f"no storage to drop it on ({why})")
         storage, self.storage = self.storage, None
         if storage is not None and self.broken is None:
             try:
@@ -175,6 +246,10 @@ class PluginRuntime:
             except (OperationHung, PluginFault) as exc:
                 self.notes.append(f"storage.close() failed: {exc}")
         self._runner.stop()
+        note = self.left_behind_note()
+        if note is not None:
+            self.notes.append(note)
+            self.left_behind.clear()
 
 
 def _storage_shape(storage: object) -> str | None:

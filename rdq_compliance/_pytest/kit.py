@@ -20,7 +20,7 @@ from .. import __version__
 from .._corpus import corpus_hash
 from .._requirements import Requirement, get_requirement
 from ..storage._discovery import DiscoveryError, LoadedPlugin, load_plugin, resolve_options
-from ._case import Case, CaseError, load_case, save_case
+from ._case import MASKED, Case, CaseError, load_case, replay_command, save_case
 from ._context import KitSettings, Rdq, params_of
 from ._guard import CheckFailed, OperationHung
 from ._profiles import PROFILES
@@ -39,6 +39,7 @@ SUITE_FILES = tuple(
 SUITE_MODULE_PREFIX = "rdq_compliance.suites."
 REQUIRE_SERVICES_ENV = "RDQ_REQUIRE_SERVICES"
 _RDQ_KEY = pytest.StashKey[Rdq]()
+_NOTES_KEY = "rdq_notes"
 
 
 def _usage(message: str) -> pytest.UsageError:
@@ -202,9 +203,22 @@ class KitPlugin:
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         run = self.config.stash[RUN_KEY]
+        notes: list[str] = []
         for rt in self.runtimes.values():
             rt.close()
-            run.notes.extend(f"plugin {rt.label!r}: {n}" for n in rt.notes)
+            notes.extend(f"plugin {rt.label!r}: {n}" for n in rt.notes)
+        run.notes.extend(notes)
+        workeroutput = getattr(self.config, "workeroutput", None)
+        if isinstance(workeroutput, dict):
+            # The controller writes the report and the terminal summary: it gets the
+            # workers' notes (a hang, namespaces left behind) with their results.
+            workeroutput[_NOTES_KEY] = notes
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: object, error: object) -> None:
+        """xdist controller: a worker finished; keep its notes for the report."""
+        notes = getattr(node, "workeroutput", {}).get(_NOTES_KEY, [])
+        self.config.stash[RUN_KEY].notes.extend(str(n) for n in notes)
 
     # -- collection ----------------------------------------------------------
 
@@ -314,8 +328,27 @@ class KitPlugin:
         except (OSError, TypeError, ValueError) as err:
             exc.add_note(f"(the failing case could not be saved: {type(err).__name__}: {err})")
             return
-        shown = _shown_path(path, self.config.invocation_params.dir)
-        exc.add_note(f"replay: pytest --rdq-plugin={rdq.label} --rdq-replay {shown}")
+        config = self.config
+        testee, timeout = config.getoption("rdq_testee"), config.getoption("rdq_timeout")
+        ini_timeout = str(config.getini("rdq_timeout")).strip()
+        command, masked = replay_command(
+            rdq.label,
+            _shown_path(path, config.invocation_params.dir),
+            labels=self.settings.labels,
+            declared=[o.name for o in self.runtimes[rdq.label].loaded.options],
+            options=_as_list(config.getoption("rdq_options")),
+            ini_has_options=bool(_as_list(config.getini("rdq_options"))),
+            testee=None if testee is None else str(testee),
+            # Only a value the replay would not pick up from the ini file (or the default).
+            timeout=None if timeout is None or _same_number(timeout, ini_timeout)
+            else str(timeout),
+        )
+        exc.add_note(f"replay: {command}")
+        if masked:
+            exc.add_note(
+                f"replay note: {MASKED} stands for the secret in {', '.join(masked)}; "
+                "put the real value back before running that command"
+            )
 
     # -- fixtures ------------------------------------------------------------
 
@@ -433,6 +466,13 @@ def _find_failure(exc: BaseException) -> BaseException | None:
             if found is not None:
                 return found
     return None
+
+
+def _same_number(a: object, b: object) -> bool:
+    try:
+        return float(str(a)) == float(str(b))
+    except ValueError:
+        return False
 
 
 def _shown_path(path: Path, base: Path) -> str:

@@ -64,6 +64,7 @@ _C17_CODES = ", ".join(code.value for code in ErrorCode)
 _VOUCHED: dict[int, Envelope] = {}
 _VOUCHED_KEEP = 8
 _vouched_lock = threading.Lock()
+_NOT_VOUCHED = object()
 
 
 def _vouch(env: Envelope) -> Envelope:
@@ -80,7 +81,8 @@ def vouched_for(env: object) -> bool:
     cannot find anything, so the kit may skip it. Identity, not equality: a model
     altered or rebuilt by anything between the bridge and the kit is not vouched for."""
     with _vouched_lock:
-        return _VOUCHED.get(id(env)) is env
+        # a default that is no caller's object: .get(...) -> None would vouch for None
+        return _VOUCHED.get(id(env), _NOT_VOUCHED) is env
 
 
 class TesteeFault(Exception):

@@ -25,8 +25,13 @@ STANDIN = textwrap.dedent(
         "none", "raise-on-read", "read-wrong-type", "write-returns", "mutate", "hang-on-read",
         "drop-ms", "refuse-internal", "bad-code", "unavailable", "open-raises", "bad-info",
         "drop-unknown-fields", "no-isolation", "forgetful",
+        # The first read of the process hangs; then, as the kit recovers: nothing
+        # else, dropping a namespace this storage did not open raises or hangs, or
+        # opening a storage raises.
+        "hang-once", "hang-once-drop-raises", "hang-once-drop-hangs", "hang-once-reopen-fails",
     )
     _SHARED = {}  # durable across reopen within one process
+    _HUNG = threading.Event()  # a hang-once read has hung in this process
 
     def _log(options, *parts):
         if options.get("log"):
@@ -63,6 +68,9 @@ STANDIN = textwrap.dedent(
                 return _explode(id)
             if self.fault == "hang-on-read":
                 time.sleep(60)
+            if self.fault.startswith("hang-once") and not _HUNG.is_set():
+                _HUNG.set()
+                time.sleep(60)
             text = self._space().get(id)
             if text is None:
                 return None
@@ -85,6 +93,7 @@ STANDIN = textwrap.dedent(
     class Storage:
         def __init__(self, options):
             self.options = options
+            self.opened = set()
             durable = options.get("durable") == "yes"
             self.data = _SHARED if durable else {}
             caps = {"durable"} if durable else set()
@@ -94,10 +103,16 @@ STANDIN = textwrap.dedent(
 
         def open(self, namespace):
             _log(self.options, "open", namespace, os.getpid())
+            self.opened.add(namespace)
             return Adapter(self, namespace)
 
         def drop(self, namespace):
             _log(self.options, "drop", namespace, os.getpid())
+            if namespace not in self.opened:
+                if self.options["fault"] == "hang-once-drop-raises":
+                    raise RuntimeError(f"no namespace {namespace} here")
+                if self.options["fault"] == "hang-once-drop-hangs":
+                    time.sleep(60)
             self.data.pop(namespace, None)
 
         def close(self):
@@ -110,13 +125,16 @@ STANDIN = textwrap.dedent(
                 OptionSpec("fault", default="none", choices=FAULTS),
                 OptionSpec("log", default=""),
                 OptionSpec("durable", default="no", choices=("yes", "no")),
+                OptionSpec("password", default=""),  # unused: a secret to keep out of sight
             ]
 
         @hookimpl
         def rdq_storage_open(self, options):
             if options["fault"] == "unavailable":
                 raise StorageUnavailable("cannot reach standin at 127.0.0.1:1", setting="dsn")
-            if options["fault"] == "open-raises":
+            if options["fault"] == "open-raises" or (
+                options["fault"] == "hang-once-reopen-fails" and _HUNG.is_set()
+            ):
                 raise RuntimeError("standin cannot start")
             return Storage(options)
 

@@ -45,7 +45,7 @@ def test_names_are_listed_without_loading(fake_site: Path) -> None:
 def test_only_the_named_entry_point_is_loaded(fake_site: Path) -> None:
     plugin = load_plugin("fake")
     assert plugin.label == "fake"
-    assert [s.name for s in plugin.options] == ["fault", "log", "durable"]
+    assert [s.name for s in plugin.options] == ["fault", "log", "durable", "password"]
     assert "exploding" not in sys.modules  # 'broken' is installed but was not imported
 
 
@@ -85,8 +85,8 @@ def test_module_attr_form(fake_site: Path) -> None:
 def test_option_resolution(fake_site: Path) -> None:
     a, b = load_plugin("fake"), load_plugin("standin:plugin")
     resolve_options([a, b], ["log=/tmp/x", "fake.fault=drop-ms"], environ={})
-    assert a.resolved == {"fault": "drop-ms", "log": "/tmp/x", "durable": "no"}
-    assert b.resolved == {"fault": "none", "log": "/tmp/x", "durable": "no"}
+    assert a.resolved == {"fault": "drop-ms", "log": "/tmp/x", "durable": "no", "password": ""}
+    assert b.resolved == {"fault": "none", "log": "/tmp/x", "durable": "no", "password": ""}
     assert a.explicit == {"fault", "log"}
 
 
@@ -95,8 +95,10 @@ def test_option_resolution(fake_site: Path) -> None:
     [
         (["nokey"], "is not KEY=VALUE or PLUGIN.KEY=VALUE"),
         (["=v"], "is not KEY=VALUE"),
-        (["dsn=x"], "no selected plugin declares option 'dsn'.*fake: fault, log, durable"),
-        (["fake.dsn=x"], "plugin 'fake' declares no option 'dsn'; declared: fault, log, durable"),
+        (["dsn=x"],
+         "no selected plugin declares option 'dsn'.*fake: fault, log, durable, password"),
+        (["fake.dsn=x"],
+         "plugin 'fake' declares no option 'dsn'; declared: fault, log, durable, password"),
         (["fault=explode"], "option fault='explode' .* is not one of none, raise-on-read"),
     ],
 )

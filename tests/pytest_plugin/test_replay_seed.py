@@ -27,7 +27,9 @@ def test_failing_property_is_saved_and_replayed(kit: pytest.Pytester) -> None:
     result.assert_outcomes(failed=1)
     files = _case_files(kit.path / "cases", test)
     assert len(files) == 1
-    assert _replay_line(result) == f"pytest --rdq-plugin=fake --rdq-replay cases/{files[0].name}"
+    assert _replay_line(result) == (
+        f"pytest --rdq-plugin=fake --rdq-option=fault=drop-ms --rdq-replay cases/{files[0].name}"
+    )
     case = json.loads(files[0].read_text())
     assert case["requirement"] == "RDQ-RT-007" and case["plugin"] == "fake"
     assert case["check"] == "roundtrip" and set(case["example"]) == {"env"}

@@ -1,0 +1,168 @@
+"""The namespaces of an abandoned storage, in process: which ones the test hands to the
+runtime (``Rdq.release`` / ``Rdq.teardown``) and how the runtime drops them through the
+next storage (``PluginRuntime.ensure_usable`` / ``close``).
+
+A fake plugin records every call with the number of the storage it reached; a drop
+blocks (a hang) until the test ends.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from rdq_compliance import StorageInfo, hookimpl
+from rdq_compliance._pytest._context import KitSettings, Rdq
+from rdq_compliance._pytest._guard import OperationHung
+from rdq_compliance._pytest._runtime import PluginRuntime
+from rdq_compliance._requirements import get_requirement
+from rdq_compliance.storage._discovery import LoadedPlugin, _new_manager
+
+TIMEOUT = 0.2
+
+
+class World:
+    def __init__(self) -> None:
+        self.log: list[tuple[str, int, str]] = []
+        self.storages = 0
+        self.hang_drops_on: set[int] = set()  # storage numbers whose drop hangs
+        self.open_fails_after = 99
+        self.gate = threading.Event()  # set at the end: lets every hung call return
+
+
+class Adapter:
+    def write(self, envelope: object) -> None: ...
+    def read(self, id: str) -> None: ...
+    def close(self) -> None: ...
+
+
+class Storage:
+    info = StorageInfo("fake", "0", frozenset({1}), frozenset())
+
+    def __init__(self, world: World) -> None:
+        world.storages += 1
+        self.world, self.n = world, world.storages
+
+    def open(self, namespace: str) -> Adapter:
+        self.world.log.append(("open", self.n, namespace))
+        return Adapter()
+
+    def drop(self, namespace: str) -> None:
+        self.world.log.append(("drop", self.n, namespace))
+        if self.n in self.world.hang_drops_on:
+            self.world.gate.wait(30)
+
+    def close(self) -> None: ...
+
+
+class Plugin:
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    @hookimpl
+    def rdq_storage_open(self, options: dict[str, str]) -> Storage:
+        if self.world.storages >= self.world.open_fails_after:
+            raise RuntimeError("cannot reopen")
+        return Storage(self.world)
+
+
+@pytest.fixture
+def world() -> Iterator[World]:
+    w = World()
+    yield w
+    w.gate.set()
+
+
+@pytest.fixture
+def runtime(world: World) -> PluginRuntime:
+    pm = _new_manager()
+    pm.register(Plugin(world))
+    rt = PluginRuntime(LoadedPlugin("fake", pm, ()), TIMEOUT)
+    rt.start()
+    assert rt.storage is not None
+    return rt
+
+
+def rdq_for(runtime: PluginRuntime) -> Rdq:
+    item: Any = SimpleNamespace(name="test_x", originalname="test_x")
+    settings = KitSettings(("fake",), "quick", 0, TIMEOUT, Path("unused"), None)
+    return Rdq(item, get_requirement("RDQ-ST-003"), runtime, settings)
+
+
+def drops(world: World, storage: int) -> list[str]:
+    return [ns for op, n, ns in world.log if op == "drop" and n == storage]
+
+
+def test_namespace_whose_drop_hung_in_release_is_dropped_through_the_next_storage(
+    world: World, runtime: PluginRuntime
+) -> None:
+    rdq = rdq_for(runtime)
+    kept, released = rdq.namespace().name, rdq.namespace().name
+    world.hang_drops_on = {1}
+    with pytest.raises(OperationHung):
+        rdq.release(released)
+    rdq.teardown()  # the storage is abandoned: nothing is called on it, nothing raised
+    assert list(runtime.orphans) == [kept, released]
+    runtime.ensure_usable()
+    assert drops(world, 2) == [kept, released]
+    assert not runtime.orphans and runtime.broken is None and runtime.dead is None
+    runtime.close()
+    assert not any("left behind" in n for n in runtime.notes)
+
+
+def test_names_not_dropped_when_teardown_hung_go_to_the_runtime(
+    world: World, runtime: PluginRuntime
+) -> None:
+    rdq = rdq_for(runtime)
+    names = [rdq.namespace().name for _ in range(3)]
+    world.hang_drops_on = {1}
+    with pytest.raises(OperationHung):
+        rdq.teardown()  # hangs on the first drop
+    assert list(runtime.orphans) == names
+    runtime.close()  # no test follows: the runtime reopens to drop them
+    assert drops(world, 2) == names
+    assert not any("left behind" in n for n in runtime.notes)
+
+
+def test_names_that_cannot_be_dropped_are_named_once(
+    world: World, runtime: PluginRuntime
+) -> None:
+    rdq = rdq_for(runtime)
+    names = [rdq.namespace().name for _ in range(2)]
+    world.hang_drops_on = {1, 2}  # the first fresh storage hangs too; the third works
+    with pytest.raises(OperationHung):
+        rdq.teardown()
+    runtime.ensure_usable()
+    assert drops(world, 2) == names[:1]  # one attempt; the rest is not tried after a hang
+    assert runtime.storage is not None and runtime.broken is None  # storage 3, usable
+    assert world.storages == 3
+    runtime.close()
+    left = [n for n in runtime.notes if "left behind" in n]
+    assert left == [
+        f"2 namespaces left behind in the store: a storage was abandoned after a hang and "
+        f"the kit could not drop them ({names[0]!r}: storage.drop({names[0]!r}) did not "
+        f"return within 0.2 s; {names[1]!r}: not attempted after that hang); drop them by "
+        "hand (storage.drop(name)) or clear the store"
+    ]
+
+
+def test_names_are_left_behind_when_no_storage_can_be_opened(
+    world: World, runtime: PluginRuntime
+) -> None:
+    rdq = rdq_for(runtime)
+    name = rdq.namespace().name
+    world.hang_drops_on = {1}
+    world.open_fails_after = 1
+    with pytest.raises(OperationHung):
+        rdq.teardown()
+    runtime.ensure_usable()
+    assert runtime.dead is not None and runtime.storage is None
+    runtime.close()
+    (left,) = [n for n in runtime.notes if "left behind" in n]
+    assert f"({name!r}: no storage to drop it on (plugin 'fake': rdq_storage_open(options) " \
+           "raised RuntimeError: cannot reopen" in left
