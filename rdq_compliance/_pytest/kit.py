@@ -396,16 +396,24 @@ def _is_kit_test(item: pytest.Item) -> bool:
 def _is_generated(item: pytest.Item) -> bool:
     """A kit test that runs a Hypothesis property or state machine: its body calls
     ``rdq.for_all`` or ``rdq.run_machine`` (names the function's code refers to)."""
-    return _cost_rank(item) < 2
+    return _cost_rank(item) < _EXAMPLE
+
+
+_MACHINE, _SLOW, _PROPERTY, _EXAMPLE = range(4)
 
 
 def _cost_rank(item: pytest.Item) -> int:
-    """0: a state machine (the longest test), 1: a property, 2: a fixed example."""
+    """The state machine (the longest test), a property the suite marks ``slow``,
+    another property, a fixed example."""
     code = getattr(getattr(item, "function", None), "__code__", None)
     names = frozenset() if code is None else frozenset(code.co_names)
     if "run_machine" in names:
-        return 0
-    return 1 if "for_all" in names else 2
+        return _MACHINE
+    if "for_all" not in names:
+        return _EXAMPLE
+    get_marker = getattr(item, "get_closest_marker", None)
+    mark = get_marker(MARKER) if get_marker is not None else None
+    return _SLOW if mark is not None and mark.kwargs.get("slow") else _PROPERTY
 
 
 def _in_xdist_worker(config: pytest.Config) -> bool:
@@ -430,13 +438,14 @@ def examples_first(items: list[pytest.Item]) -> None:
 
 def longest_first(items: list[pytest.Item]) -> None:
     """Reorder the kit's tests in place for ``-n N`` without ``-x``: the fixed examples,
-    then the state machine (the longest test), then the other properties.
+    then the state machine (the longest test), the properties marked ``slow``, the
+    other properties.
 
     xdist hands each worker one consecutive chunk of the collection first and the
     rest in small chunks on demand, so the examples go out in the first chunks and the
     long tests are dealt a few at a time at the end, longest first; with the state
     machine last, one worker ran it alone while the other sat idle."""
-    _reorder_kit_items(items, lambda item: (_cost_rank(item) + 1) % 3)
+    _reorder_kit_items(items, lambda item: (_cost_rank(item) + 1) % 4)
 
 
 def _guard_timeout(plugin: LoadedPlugin, settings: KitSettings) -> float:

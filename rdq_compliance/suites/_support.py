@@ -17,11 +17,13 @@ __all__ = ["T0", "base_envelope", "requirement", "ulid", "with_error"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def requirement(id: str) -> Callable[[F], F]:
+def requirement(id: str, *, slow: bool = False) -> Callable[[F], F]:
     """Tag a kit test with the requirement it checks.
 
     Checked at import time: the id must be in the registry, not retired, and
     the test's docstring must cite the id and at least one of its clauses.
+    ``slow``: one of the longest properties (measured: ``--durations``); under
+    ``-n N`` such tests are dealt out before the other properties.
     """
     req = get_requirement(id)  # KeyError naming the known ids
     if req.retired:
@@ -34,7 +36,8 @@ def requirement(id: str) -> Callable[[F], F]:
                 f"{fn.__qualname__}: its docstring must cite {id} and one of its clauses "
                 f"({', '.join(req.clauses)})"
             )
-        marked: F = getattr(pytest.mark, "rdq_requirement")(id)(fn)  # noqa: B009
+        mark = getattr(pytest.mark, "rdq_requirement")  # noqa: B009
+        marked: F = (mark(id, slow=True) if slow else mark(id))(fn)
         return marked
 
     return mark

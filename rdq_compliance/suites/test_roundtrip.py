@@ -34,7 +34,7 @@ from rdq_compliance.suites._support import (
 )
 
 
-@requirement("RDQ-RT-001")
+@requirement("RDQ-RT-001", slow=True)
 def test_generated_envelopes_roundtrip(rdq: Rdq) -> None:
     """RDQ-RT-001 (C3–C10, C12): read(write(e)) == e for generated valid envelopes."""
     ns = rdq.namespace()
@@ -45,7 +45,7 @@ def test_generated_envelopes_roundtrip(rdq: Rdq) -> None:
     rdq.for_all(roundtrip, env=envelopes())
 
 
-@requirement("RDQ-RT-002")
+@requirement("RDQ-RT-002", slow=True)
 def test_several_envelopes_read_back_by_id(rdq: Rdq) -> None:
     """RDQ-RT-002 (C13): several envelopes written to one namespace are each read back
     by their own id, after all of them were written."""
@@ -176,7 +176,7 @@ def test_attempt_order_is_kept(rdq: Rdq, numbers: tuple[int, ...]) -> None:
     rdq.namespace().roundtrip(env)
 
 
-@requirement("RDQ-RT-005")
+@requirement("RDQ-RT-005", slow=True)
 def test_generated_attempt_order_is_kept(rdq: Rdq) -> None:
     """RDQ-RT-005 (C12): generated attempt lists with repeated and decreasing attempt_no."""
     ns = rdq.namespace()

@@ -2,7 +2,8 @@
 
 Fake items stand for pytest items: ``.module.__name__`` says whether an item is a kit
 test, ``.function.__code__.co_names`` whether its body calls ``rdq.for_all`` (a property)
-or ``rdq.run_machine`` (the state machine).
+or ``rdq.run_machine`` (the state machine), and a ``slow=True`` on its requirement marker
+whether the suite lists it among the longest properties.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rdq_compliance._pytest.kit import SUITE_MODULE_PREFIX, examples_first, longest_first
+from rdq_compliance._pytest.kit import MARKER, SUITE_MODULE_PREFIX, examples_first, longest_first
 
 KIT_MODULE = SUITE_MODULE_PREFIX + "test_roundtrip"
 
@@ -30,16 +31,19 @@ def _machine(rdq: Any) -> None:
     rdq.run_machine(object)
 
 
-BODIES = {"example": _example, "property": _property, "machine": _machine}
+BODIES = {"example": _example, "property": _property, "slow": _property, "machine": _machine}
 
 
 def item(name: str, kind: str = "example", module: str | None = KIT_MODULE) -> Any:
-    """A fake item; ``kind`` is example, property, machine or none (no function)."""
+    """A fake item; ``kind`` is example, property, slow (a property marked slow),
+    machine or none (no function)."""
     fake = SimpleNamespace(name=name)
     if module is not None:
         fake.module = SimpleNamespace(__name__=module)
     if kind != "none":
         fake.function = BODIES[kind]
+    mark = SimpleNamespace(args=("RDQ-RT-001",), kwargs={"slow": True} if kind == "slow" else {})
+    fake.get_closest_marker = lambda name: mark if name == MARKER else None
     return fake
 
 
@@ -62,6 +66,7 @@ def mixed() -> list[Any]:
         item("user2", "property", module="tests.test_mine"),  # the user's own property
         item("ex_b"),
         item("prop_b", "property"),
+        item("slow_a", "slow"),
         item("doctest", module=None),  # no module at all (e.g. a doctest item)
         item("ex_c", "none"),  # a kit item without a function: a fixed example
         item("near", "property", module="rdq_compliance.suites_extra.test_x"),  # not the prefix
@@ -72,14 +77,14 @@ def test_examples_first() -> None:
     items = mixed()
     examples_first(items)
     assert names(items) == ["user1", "ex_a", "ex_b", "ex_c", "user2", "prop_a", "machine",
-                            "doctest", "prop_b", "near"]
+                            "prop_b", "doctest", "slow_a", "near"]
 
 
 def test_longest_first() -> None:
     items = mixed()
     longest_first(items)
-    assert names(items) == ["user1", "ex_a", "ex_b", "ex_c", "user2", "machine", "prop_a",
-                            "doctest", "prop_b", "near"]
+    assert names(items) == ["user1", "ex_a", "ex_b", "ex_c", "user2", "machine", "slow_a",
+                            "prop_a", "doctest", "prop_b", "near"]
 
 
 def test_orders_are_idempotent() -> None:
@@ -91,10 +96,10 @@ def test_orders_are_idempotent() -> None:
         assert names(twice) == names(once)
 
 
-KINDS = st.sampled_from(["example", "property", "machine", "none"])
+KINDS = st.sampled_from(["example", "property", "slow", "machine", "none"])
 MODULES = st.sampled_from([KIT_MODULE, SUITE_MODULE_PREFIX + "test_storage", "tests.test_mine",
                            None])
-RANK = {"machine": 0, "property": 1, "example": 2, "none": 2}
+RANK = {"machine": 0, "slow": 1, "property": 2, "example": 3, "none": 3}
 
 
 @settings(max_examples=200, deadline=None, database=None)
@@ -105,8 +110,8 @@ def test_reordering_properties(spec: list[tuple[str, str | None]]) -> None:
            if module is not None and module.startswith(SUITE_MODULE_PREFIX)}
     rank = {i.name: RANK[kind] for i, (kind, _) in zip(original, spec, strict=True)}
     keys = {
-        examples_first: lambda n: rank[n] < 2,
-        longest_first: lambda n: (rank[n] + 1) % 3,
+        examples_first: lambda n: rank[n] < 3,
+        longest_first: lambda n: (rank[n] + 1) % 4,
     }
     results = {}
     for order, key in keys.items():
