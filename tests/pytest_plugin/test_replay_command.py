@@ -16,8 +16,11 @@ ONE_EXAMPLE = ("-k", "test_timestamp_keeps_milliseconds and leap")
 
 
 def _replay_lines(result: pytest.RunResult) -> list[str]:
-    return [ln.strip().split("replay: ", 1)[1] for ln in result.stdout.lines
-            if "replay: pytest" in ln]
+    """The distinct replay commands of the output: under ``CI=true`` pytest's short
+    summary repeats the failure's notes in full, so a command may appear twice."""
+    found = [ln.strip().split("replay: ", 1)[1] for ln in result.stdout.lines
+             if "replay: pytest" in ln]
+    return list(dict.fromkeys(found))
 
 
 def _writes(log: Path) -> list[str]:
