@@ -345,14 +345,20 @@ class Rdq:
         namespaces not dropped yet go to the runtime, which drops them through the
         fresh storage it opens next (a real store still holds them)."""
         __tracebackhide__ = True
+        refused: CheckFailed | None = None
         try:
             if self.runtime.broken is not None or self.runtime.storage is None:
                 return  # nothing can be called on an abandoned storage any more
             for ns in self._namespaces:
                 ns.close()
             while self._names:
-                self.drop(self._names[0])
+                try:
+                    self.drop(self._names[0])
+                except CheckFailed as exc:  # refused: still drop the others, then report
+                    refused = refused or exc
                 del self._names[0]
+            if refused is not None:
+                raise refused
         finally:
             if self.runtime.broken is not None or self.runtime.storage is None:
                 self.runtime.abandon(self._names)

@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from rdq_compliance import StorageInfo, hookimpl
+from rdq_compliance import ErrorCode, StorageError, StorageInfo, hookimpl
 from rdq_compliance._pytest._context import KitSettings, Rdq
-from rdq_compliance._pytest._guard import OperationHung
+from rdq_compliance._pytest._guard import CheckFailed, OperationHung
 from rdq_compliance._pytest._runtime import PluginRuntime
 from rdq_compliance._requirements import get_requirement
 from rdq_compliance.storage._discovery import LoadedPlugin, _new_manager
@@ -32,6 +32,7 @@ class World:
         self.storages = 0
         self.hang_drops_on: set[int] = set()  # storage numbers whose drop hangs
         self.open_fails_after = 99
+        self.refuse_drops: set[str] = set()  # namespaces whose drop raises StorageError
         self.gate = threading.Event()  # set at the end: lets every hung call return
 
 
@@ -54,6 +55,8 @@ class Storage:
 
     def drop(self, namespace: str) -> None:
         self.world.log.append(("drop", self.n, namespace))
+        if namespace in self.world.refuse_drops:
+            raise StorageError(ErrorCode.INTERNAL, f"cannot drop {namespace}")
         if self.n in self.world.hang_drops_on:
             self.world.gate.wait(30)
 
@@ -166,3 +169,15 @@ def test_names_are_left_behind_when_no_storage_can_be_opened(
     (left,) = [n for n in runtime.notes if "left behind" in n]
     assert f"({name!r}: no storage to drop it on (plugin 'fake': rdq_storage_open(options) " \
            "raised RuntimeError: cannot reopen" in left
+
+
+def test_a_refused_drop_does_not_keep_teardown_from_dropping_the_others(
+    world: World, runtime: PluginRuntime
+) -> None:
+    rdq = rdq_for(runtime)
+    names = [rdq.namespace().name for _ in range(3)]
+    world.refuse_drops = {names[0]}
+    with pytest.raises(CheckFailed, match=r"storage\.drop\('.*'\) refused"):
+        rdq.teardown()
+    assert drops(world, 1) == names  # every namespace was tried, the refusal reported
+    assert not runtime.orphans and runtime.broken is None
