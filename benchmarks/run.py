@@ -539,6 +539,56 @@ def bench_stdio(repeat: int, quick: bool) -> list[str]:
     for op, v in sorted(plugin["ops"].items(), key=lambda kv: -kv[1]["seconds"]):
         rows.append(f"| {op} | {v['calls']} | {v['seconds']:.2f} s | "
                     f"{v['seconds'] / max(v['calls'], 1) * 1000:.2f} ms |")
+    return [*rows, "", *_stdio_turns(quick)]
+
+
+def _stdio_turns(quick: bool) -> list[str]:
+    """One bridge request at a time, in this process: what a turn costs, and how much of
+    it is waiting (wall − this process's CPU) — the most that pipelining a write and
+    its read could save per round trip."""
+    sys.path.insert(0, str(ROOT))
+    from rdq_compliance.envelope import decode
+    from rdq_compliance.storage._stdio import rdq_storage_open
+
+    state = Path(tempfile.mkdtemp(prefix="rdq-bench-turns-"))
+    old_state = os.environ.get("RDQ_STATE_DIR")
+    os.environ["RDQ_STATE_DIR"] = str(state)
+    storage = rdq_storage_open({"command": TESTEE})
+    try:
+        adapter = storage.open("tturns")
+        env = decode((ROOT / "fixtures/v1/valid/seed-example.json").read_text("utf-8"))
+        missing = "01J2ZK7Q8XW5H3N9G4T6B8RDQ0"
+        for _ in range(200):
+            adapter.read(missing)
+        rows = ["Single bridge requests (in-process, seed example, median of 3 × "
+                f"{500 if quick else 2000} calls):", "",
+                "| request | wall per call | kit CPU per call | waiting per call |",
+                "|---|---|---|---|"]
+        cases: list[tuple[str, Callable[[], object]]] = [
+            ("read of a missing id (a bare turn)", lambda: adapter.read(missing)),
+            ("write", lambda: adapter.write(env)),
+            ("read", lambda: adapter.read(env.id)),
+        ]
+        for label, fn in cases:
+            walls, cpus = [], []
+            for _ in range(3):
+                n = 500 if quick else 2000
+                t0, c0 = time.perf_counter(), time.process_time()
+                for _ in range(n):
+                    fn()
+                walls.append((time.perf_counter() - t0) / n)
+                cpus.append((time.process_time() - c0) / n)
+            w, c = median(walls), median(cpus)
+            rows.append(f"| {label} | {w * 1e6:.0f} µs | {c * 1e6:.0f} µs | "
+                        f"{max(w - c, 0) * 1e6:.0f} µs |")
+        storage.drop("tturns")
+    finally:
+        storage.close()
+        shutil.rmtree(state, ignore_errors=True)
+        if old_state is None:
+            os.environ.pop("RDQ_STATE_DIR", None)
+        else:
+            os.environ["RDQ_STATE_DIR"] = old_state
     return rows
 
 
