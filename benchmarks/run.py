@@ -95,7 +95,7 @@ def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
 def run_kit(
     args: Sequence[str], *, probe: bool = False, cwd: Path | None = None,
     python_args: Sequence[str] = (), prefix: Sequence[str] = (), timeout: float = 900,
-    cold: bool = False,
+    cold: bool = False, python: str = PYTHON,
 ) -> Run:  # fmt: skip
     """One ``pytest`` process in an empty temp dir (or ``cwd``); returns its costs.
 
@@ -110,7 +110,7 @@ def run_kit(
     if cold:
         extra["PYTHONDONTWRITEBYTECODE"] = "1"
         extra["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="pyc-", dir=work)
-    argv = [PYTHON, *python_args, "-m", "pytest", "-p", "no:cacheprovider", *args]
+    argv = [python, *python_args, "-m", "pytest", "-p", "no:cacheprovider", *args]
     if probe:
         argv[len(python_args) + 3:len(python_args) + 3] = ["-p", "benchmarks._probe"]
         extra["RDQ_BENCH_PROBE"] = str(work / "probe.json")
@@ -477,31 +477,54 @@ def bench_first_failure(repeat: int, quick: bool) -> list[str]:
 # -- 6. xdist --------------------------------------------------------------------------
 
 
+def _wheel_python() -> tuple[str | None, Path]:
+    """A throw-away virtualenv with the kit and the sqlite plugin installed as wheels, as
+    a plugin's CI installs them (site-packages, not this checkout): Hypothesis then
+    does not count the kit's modules as local code to scan for constants."""
+    venv = Path(tempfile.mkdtemp(prefix="rdq-bench-wheel-"))
+    subprocess.run([PYTHON, "-m", "venv", str(venv)], check=True)
+    py = str(venv / "bin" / "python")
+    done = subprocess.run(
+        [py, "-m", "pip", "install", "-q", str(ROOT), str(ROOT / "plugins_example" / "sqlite"),
+         "pytest-xdist"], capture_output=True, text=True, check=False)
+    return (py if done.returncode == 0 else None), venv
+
+
 def bench_xdist(repeat: int, quick: bool) -> list[str]:
     args = ["--rdq-plugin=sqlite", "-q", "--rdq-profile=ci"]
     rows = ["### 6. `-n 2` against serial (sqlite, ci)", "",
-            "| bytecode | mode | runs' wall | wall (median) | CPU (median) | result |",
-            "|---|---|---|---|---|---|"]
+            "| kit installed | bytecode | mode | runs' wall | wall (median) | CPU (median) "
+            "| result |",
+            "|---|---|---|---|---|---|---|"]
     verdicts = []
-    for cold, label in ((False, "cached"), (True, "none (cold)")):
+    log("xdist: a virtualenv with the kit installed from a wheel")
+    wheel, venv = _wheel_python()
+    setups = [("editable (this checkout)", PYTHON, False, "cached"),
+              ("editable (this checkout)", PYTHON, True, "none (cold)")]
+    if wheel is not None:
+        run_kit(["--rdq-plugin=sqlite", "-q", "-k", "no_test_has_this_name"], python=wheel)
+        setups.append(("wheel (site-packages)", wheel, False, "cached"))
+    else:
+        verdicts.append("- the wheel install failed: not measured")
+    for installed, python, cold, label in setups:
         serial, para = [], []
         for i in range(repeat):
-            log(f"xdist ({label}): serial {i + 1}/{repeat}")
-            serial.append(run_kit(args, cold=cold))
-            log(f"xdist ({label}): -n 2 {i + 1}/{repeat}")
-            para.append(run_kit([*args, "-n", "2"], cold=cold))
+            log(f"xdist ({installed}, {label}): serial {i + 1}/{repeat}")
+            serial.append(run_kit(args, cold=cold, python=python))
+            log(f"xdist ({installed}, {label}): -n 2 {i + 1}/{repeat}")
+            para.append(run_kit([*args, "-n", "2"], cold=cold, python=python))
         for mode, runs in (("serial", serial), ("`-n 2`", para)):
             rows.append(
-                f"| {label} | {mode} | {', '.join(f'{r.wall:.1f}' for r in runs)} | "
+                f"| {installed} | {label} | {mode} | {', '.join(f'{r.wall:.1f}' for r in runs)} | "
                 f"{fmt_s(median([r.wall for r in runs]))} | "
                 f"{fmt_s(median([r.cpu for r in runs]))} | {runs[-1].summary} |")
         speedup = median([r.wall for r in serial]) / median([r.wall for r in para])
         extra_cpu = median([r.cpu for r in para]) - median([r.cpu for r in serial])
         verdicts.append(
-            f"- bytecode {label}: " + verdict(speedup >= TARGET_SPEEDUP,
-                                             f"{speedup:.2f}x, target ≥ {TARGET_SPEEDUP}x")
-            + f"; `-n 2` spends {extra_cpu:+.2f} s CPU more than serial (the controller "
-            "and the second worker start Python, import and collect too)")
+            f"- {installed}, bytecode {label}: "
+            + verdict(speedup >= TARGET_SPEEDUP, f"{speedup:.2f}x, target ≥ {TARGET_SPEEDUP}x")
+            + f"; `-n 2` spends {extra_cpu:+.2f} s CPU more than serial")
+    shutil.rmtree(venv, ignore_errors=True)
     return [*rows, "", *verdicts]
 
 
