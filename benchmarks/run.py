@@ -262,6 +262,15 @@ def bench_split(repeat: int, quick: bool) -> list[str]:
     def sec(n: float) -> float:  # seconds per run
         return n / SAMPLE_RATE / len(walls)
 
+    log("split: probed run (Hypothesis' own timings, plugin time by the timing proxy)")
+    probed = run_kit(["--rdq-plugin", PROXY, "--rdq-option", "wrapped=memory", "-q",
+                      "--rdq-profile=ci"], probe=True)
+    data = probed.probe
+    examples = float(data["hypothesis"]["examples"]) if data else 0.0
+
+    def per_example(n: float) -> str:
+        return f"{sec(n) / examples * 1000:.2f} ms" if examples else "—"
+
     rows = [
         *head,
         f"Sampled with py-spy (`record --gil --rate {SAMPLE_RATE}`: only the thread holding the "
@@ -269,17 +278,19 @@ def bench_split(repeat: int, quick: bool) -> list[str]:
         f"{len(walls)} runs of `--rdq-plugin=memory --rdq-profile=ci` (wall under the sampler: "
         f"{', '.join(f'{w:.1f}' for w in walls)} s; without it: median {fmt_s(plain_wall)} over "
         f"{len(plain)} runs). Every sample is charged to one category (see "
-        "`benchmarks/_sampling.py`); seconds are per run.",
+        "`benchmarks/_sampling.py`); seconds are per run, and per generated example "
+        f"over the {examples:.0f} examples a run draws (counted by the probed run below).",
         "",
-        "| where | seconds | share of the sampled time | share of wall (under the sampler) |",
-        "|---|---|---|---|",
+        "| where | seconds | per generated example | share of the sampled time | "
+        "share of wall (under the sampler) |",
+        "|---|---|---|---|---|",
     ]
     for cat in sampling.CATEGORIES:
         n = pooled.samples[cat]
-        rows.append(f"| {cat} | {sec(n):.2f} | {n / (pooled.total or 1):.0%} | "
-                    f"{n / SAMPLE_RATE / wall_total:.0%} |")
+        rows.append(f"| {cat} | {sec(n):.2f} | {per_example(n)} | "
+                    f"{n / (pooled.total or 1):.0%} | {n / SAMPLE_RATE / wall_total:.0%} |")
     rows.append(f"| not sampled (no thread held the GIL: the sampler's pauses, thread "
-                f"hand-offs, I/O) | {unsampled / len(walls):.2f} | — | "
+                f"hand-offs, I/O) | {unsampled / len(walls):.2f} | — | — | "
                 f"{unsampled / wall_total:.0%} |")
     # Shares of the sampled time: what the process was doing whenever Python ran.
     # Unsampled moments (no thread held the GIL) are mostly the sampler's own pauses
@@ -310,10 +321,6 @@ def bench_split(repeat: int, quick: bool) -> list[str]:
              "code, per run):", "", "| function | seconds | share of wall |", "|---|---|---|"]
     for name, n in pooled.kit_functions.most_common(12):
         rows.append(f"| `{name}` | {sec(n):.2f} | {n / SAMPLE_RATE / wall_total:.0%} |")
-    log("split: probed run (Hypothesis' own timings, plugin time by the timing proxy)")
-    probed = run_kit(["--rdq-plugin", PROXY, "--rdq-option", "wrapped=memory", "-q",
-                      "--rdq-profile=ci"], probe=True)
-    data = probed.probe
     if data and data.get("plugin"):
         hyp, plugin = data["hypothesis"], data["plugin"]["total"]
         rows += [
