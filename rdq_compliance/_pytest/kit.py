@@ -8,7 +8,6 @@ adds the suite modules to the collection and registers :class:`KitPlugin`.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
@@ -19,7 +18,14 @@ import pytest
 from .. import __version__
 from .._corpus import corpus_hash
 from .._requirements import Requirement, get_requirement
-from ..storage._discovery import DiscoveryError, LoadedPlugin, load_plugin, resolve_options
+from ..storage._discovery import (
+    STDIO,
+    DiscoveryError,
+    LoadedPlugin,
+    load_plugin,
+    positive_seconds,
+    resolve_options,
+)
 from ._case import MASKED, Case, CaseError, load_case, replay_command, save_case
 from ._context import KitSettings, Rdq, params_of
 from ._guard import CheckFailed, OperationHung
@@ -70,11 +76,8 @@ def _parse_settings(config: pytest.Config) -> KitSettings:
             f"--rdq-seed={raw_seed!r} is not an integer; expected e.g. --rdq-seed=0"
         ) from None
     raw_timeout = str(option(config, "rdq_timeout")).strip()
-    try:
-        timeout = float(raw_timeout)
-    except ValueError:
-        timeout = math.nan
-    if not (math.isfinite(timeout) and timeout > 0):
+    timeout = positive_seconds(raw_timeout)
+    if timeout is None:
         raise _usage(
             f"--rdq-timeout={raw_timeout!r} is not a positive number of seconds; "
             "expected e.g. --rdq-timeout=10"
@@ -386,8 +389,6 @@ class KitPlugin:
         ctx.teardown()
 
 
-
-
 def _is_kit_test(item: pytest.Item) -> bool:
     module = getattr(item, "module", None)
     return module is not None and module.__name__.startswith(SUITE_MODULE_PREFIX)
@@ -455,14 +456,9 @@ def _guard_timeout(plugin: LoadedPlugin, settings: KitSettings) -> float:
     and reports the fault with the testee's stderr, which is the more useful
     message; the guard waits a little longer so that the bridge speaks first.
     """
-    if plugin.label != "stdio":
+    if plugin.label != STDIO:
         return settings.timeout
-    try:
-        bridge = float(plugin.resolved.get("timeout", settings.timeout))
-    except ValueError:
-        bridge = settings.timeout
-    if not (math.isfinite(bridge) and bridge > 0):
-        bridge = settings.timeout
+    bridge = positive_seconds(plugin.resolved.get("timeout", "")) or settings.timeout
     return bridge + max(2.0, bridge / 2)
 
 

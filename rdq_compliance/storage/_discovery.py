@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import math
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,16 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "rdq.storage"
 STDIO = "stdio"
+
+
+def positive_seconds(raw: object) -> float | None:
+    """An option's text as a finite number of seconds > 0, or None when it is not one
+    (each caller words its own error: a usage error, a StorageUnavailable, a fallback)."""
+    try:
+        value = float(str(raw))
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value > 0 else None
 _STDIO_MODULE = "rdq_compliance.storage._stdio"
 
 

@@ -20,7 +20,6 @@ import collections
 import contextlib
 import dataclasses
 import json
-import math
 import os
 import queue
 import selectors
@@ -36,6 +35,7 @@ from typing import IO, Any
 
 from ..envelope import Envelope, InvalidEnvelope, encode, from_json, parse_json
 from ..envelope._validate import validate_object
+from ._discovery import positive_seconds
 from ._protocol import ErrorCode, OptionSpec, StorageError, StorageInfo, StorageUnavailable
 from .hookspecs import hookimpl
 
@@ -232,11 +232,8 @@ def rdq_storage_open(options: Mapping[str, str]) -> StdioStorage:
 
 def _seconds(options: Mapping[str, str], name: str, default: str) -> float:
     raw = options.get(name) or default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
+    value = positive_seconds(raw)
+    if value is None:
         raise StorageUnavailable(
             f"stdio option {name}={raw!r} is not a number of seconds > 0 "
             f"(e.g. --rdq-option {name}={default})",
