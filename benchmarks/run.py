@@ -34,6 +34,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+# In-process benchmarks import benchmarks._sampling, tests.mutants and the kit from here.
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 DOC = ROOT / "docs" / "performance.md"
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 PYTHON = sys.executable
@@ -339,7 +342,6 @@ def bench_split(repeat: int, quick: bool) -> list[str]:
 
 
 def bench_codec(repeat: int, quick: bool) -> list[str]:
-    sys.path.insert(0, str(ROOT))
     import copy
 
     from rdq_compliance._pytest._context import _private_copy
@@ -461,7 +463,6 @@ def bench_first_failure(repeat: int, quick: bool) -> list[str]:
     rows = ["### 5. Time to the first failure (`-x`, ci profile, mutants of tests/mutants/zoo.py)",
             ""]
     try:
-        sys.path.insert(0, str(ROOT))
         from tests.mutants import zoo  # noqa: F401
     except Exception as exc:  # the zoo belongs to another engineer; it may be mid-edit
         return [*rows, f"tests/mutants/zoo.py is not importable ({type(exc).__name__}: {exc})."]
@@ -576,14 +577,11 @@ def _stdio_turns(quick: bool) -> list[str]:
     """One bridge request at a time, in this process: what a turn costs, and how much of
     it is waiting (wall − this process's CPU) — the most that pipelining a write and
     its read could save per round trip."""
-    sys.path.insert(0, str(ROOT))
     from rdq_compliance.envelope import decode
     from rdq_compliance.storage._stdio import rdq_storage_open
 
     state = Path(tempfile.mkdtemp(prefix="rdq-bench-turns-"))
-    old_state = os.environ.get("RDQ_STATE_DIR")
-    os.environ["RDQ_STATE_DIR"] = str(state)
-    storage = rdq_storage_open({"command": TESTEE})
+    storage = rdq_storage_open({"command": TESTEE, "state_dir": str(state)})
     try:
         adapter = storage.open("tturns")
         env = decode((ROOT / "fixtures/v1/valid/seed-example.json").read_text("utf-8"))
@@ -615,10 +613,6 @@ def _stdio_turns(quick: bool) -> list[str]:
     finally:
         storage.close()
         shutil.rmtree(state, ignore_errors=True)
-        if old_state is None:
-            os.environ.pop("RDQ_STATE_DIR", None)
-        else:
-            os.environ["RDQ_STATE_DIR"] = old_state
     return rows
 
 
