@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..envelope import Envelope, from_json, to_json
-from ..storage._discovery import STDIO
+from ..storage._discovery import STDIO, split_option_key
 
 __all__ = [
     "FORMAT", "MASKED", "Case", "CaseError", "dump_value", "load_case", "load_value",
@@ -193,11 +193,9 @@ def replay_command(
     args = [f"--rdq-plugin={shlex.quote(label)}"]
     masked: list[str] = []
     kept = 0
-    by_length = sorted(labels, key=len, reverse=True)  # as resolve_options matches them
     for setting in options:
         key, _, value = setting.partition("=")
-        target = next((lb for lb in by_length if key.startswith(lb + ".")), None)
-        name = key[len(target) + 1 :] if target is not None else key
+        target, name = split_option_key(key, labels)  # as resolve_options reads it
         if target not in (label, None) or (target is None and name not in declared):
             continue
         kept += 1

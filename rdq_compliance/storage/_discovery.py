@@ -188,6 +188,15 @@ def _declared_names(plugin: LoadedPlugin) -> str:
     return ", ".join(s.name for s in plugin.options) or "none"
 
 
+def split_option_key(key: str, labels: Sequence[str]) -> tuple[str | None, str]:
+    """``PLUGIN.KEY`` -> (PLUGIN, KEY) when PLUGIN is one of ``labels``, else (None, key).
+    Longest label first: 'pkg.mod:attr.key' must match the longest plugin label."""
+    for label in sorted(labels, key=len, reverse=True):
+        if key.startswith(label + "."):
+            return label, key[len(label) + 1 :]
+    return None, key
+
+
 def resolve_options(
     plugins: Sequence[LoadedPlugin],
     settings: Sequence[str],
@@ -203,18 +212,16 @@ def resolve_options(
     """
     env = os.environ if environ is None else environ
     given: dict[str, dict[str, str]] = {p.label: {} for p in plugins}
-    # Longest label first: 'pkg.mod:attr.key=v' must match the longest plugin label.
-    labels = sorted((p.label for p in plugins), key=len, reverse=True)
+    labels = [p.label for p in plugins]
     for setting in settings:
         key, sep, value = setting.partition("=")
         if not sep or not key:
             raise DiscoveryError(
                 f"--rdq-option={setting!r} is not KEY=VALUE or PLUGIN.KEY=VALUE"
             )
-        target = next((lb for lb in labels if key.startswith(lb + ".")), None)
+        target, opt = split_option_key(key, labels)
         if target is not None:
             plugin = next(p for p in plugins if p.label == target)
-            opt = key[len(target) + 1 :]
             if not any(s.name == opt for s in plugin.options):
                 raise DiscoveryError(
                     f"--rdq-option={setting!r}: plugin {target!r} declares no option {opt!r}; "
