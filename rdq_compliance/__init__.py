@@ -6,6 +6,7 @@ storage-plugin interface are re-exported here. Hypothesis strategies live in
 ``pytest11`` entry point.
 """
 
+from ._spec import spec_dir
 from ._version import __version__
 from .envelope import (
     CODE_CLAUSES,
@@ -89,6 +90,7 @@ __all__ = [
     "new_id",
     "parse_json",
     "require_envelope_version",
+    "spec_dir",
     "to_json",
     "truncate_message",
     "truncate_stack",

@@ -1,8 +1,8 @@
 """The requirement registry: every requirement the kit checks, in one place.
 
 A requirement has a stable id (``RDQ-<FAMILY>-<NNN>``), a level, the clauses of
-``shared/spec`` it enforces (``C<n>`` for clarifications.md, ``WE:<section>`` for
-wire-envelope.txt), the suite that checks it and, when it only applies to
+the spec (``docs/spec/``) it enforces (``C<n>`` for clarifications.md, ``WE:<section>``
+for envelope.md; tests/test_spec_docs.py checks each has an anchor), the suite that checks it and, when it only applies to
 plugins that declare a capability, that capability. ``docs/requirements.md`` is
 generated from this table (``python -m rdq_compliance._docgen``).
 
