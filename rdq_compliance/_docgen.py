@@ -3,8 +3,8 @@
     python -m rdq_compliance._docgen            # write docs/requirements.md
     python -m rdq_compliance._docgen --check    # exit 1 when it is out of date
 
-Run from a source checkout (docs/requirements.md is not part of the wheel; docs/spec/,
-which its clause links point into, is).
+Run from a source checkout. The wheel ships the file as ``rdq_compliance/_docs/requirements.md``
+beside ``_docs/spec/``, which its clause links point into.
 """
 
 from __future__ import annotations

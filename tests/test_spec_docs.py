@@ -152,8 +152,9 @@ def test_spec_dir_holds_the_documents() -> None:
 
 
 def test_the_wheel_ships_the_spec_and_spec_dir_finds_it(tmp_path: Path) -> None:
-    """Build the wheel (hatchling, in-process, ~0.2 s), check it holds docs/spec/ byte
-    for byte, and that spec_dir() of the unpacked wheel resolves inside it."""
+    """Build the wheel (hatchling, in-process, ~0.2 s), check it holds docs/spec/ and
+    docs/requirements.md byte for byte, and that spec_dir() of the unpacked wheel
+    resolves inside it."""
     wheel_builder = pytest.importorskip("hatchling.builders.wheel")
     built = list(wheel_builder.WheelBuilder(str(REPO)).build(
         directory=str(tmp_path / "dist"), versions=["standard"]))
@@ -163,6 +164,10 @@ def test_the_wheel_ships_the_spec_and_spec_dir_finds_it(tmp_path: Path) -> None:
         for name in SPEC_FILES:
             shipped = wheel.read(f"rdq_compliance/_docs/spec/{name}")
             assert shipped == (SPEC / name).read_bytes(), name
+        # The requirement table sits beside spec/ as in the repository, so the links
+        # between them (../requirements.md, spec/clarifications.md#c3) hold in the wheel.
+        shipped = wheel.read("rdq_compliance/_docs/requirements.md")
+        assert shipped == (REPO / "docs" / "requirements.md").read_bytes()
         wheel.extractall(unpacked)
     out = subprocess.run(
         [sys.executable, "-c", "import rdq_compliance; print(rdq_compliance.spec_dir())"],
