@@ -333,7 +333,7 @@ def configure(
         run = config.stash[RUN_KEY]
         run.upgraded_from = saved.release
         run.notes.append(
-            f"upgrade check: reading the corpus release {saved.release} (plugin "
+            f"upgrade check: reading the corpus of release {saved.release} (plugin "
             f"{saved.plugin_label!r}) saved on {saved.saved_at} in {str(directory)!r}"
         )
     return UpgradePlugin(config, mode, directory, plugin, saved, timeout_of(plugin))
