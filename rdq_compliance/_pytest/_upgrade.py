@@ -107,6 +107,8 @@ def _generated(seed: int, versions: Sequence[int], count: int) -> list[Envelope]
         drawn.append(env)
 
     draw()
+    if len(drawn) < count:  # pragma: no cover - the strategy's space is far larger
+        raise UpgradeError(f"Hypothesis drew {len(drawn)} envelopes, the corpus needs {count}")
     rng = random.Random(seed)
     return [dataclasses.replace(env, id=_ulid(rng)) for env in drawn[:count]]
 
@@ -115,22 +117,24 @@ def build_corpus(seed: int, versions: Sequence[int]) -> list[Step]:
     """The writes and the drop of the upgrade corpus, in order, for a plugin declaring
     ``versions``: a pure function of ``seed`` (and the kit's fixtures)."""
     fixtures = [f.envelope() for f in valid_fixtures() if f.envelope_version in versions]
-    gen = _generated(seed, sorted(versions), _GENERATED)
+    gen = _generated(seed, sorted(versions), _GENERATED + 5)
     steps: list[Step] = []
     # golden: every valid fixture of a declared version, but five kept for the others
+    # (generated ones stand in when a declared version has fewer fixtures)
     steps.extend(("write", "golden", env) for env in fixtures[5:])
+    head = [*fixtures[:5], *gen[_GENERATED:]][:5]
     steps.extend(("write", "generated", env) for env in gen[:16])
     # rewritten: a first version, then another envelope under the same id (last wins);
     # the golden ones are the richest (headers, attempts, unknown fields at every level)
-    firsts = [*fixtures[:3], *gen[16:24]]
-    seconds = [*gen[24:32], *fixtures[3:5], gen[0]]
+    firsts = [*head[:3], *gen[16:24]]
+    seconds = [*gen[24:32], *head[3:5], gen[0]]
     for first, second in zip(firsts, seconds, strict=True):
         steps.append(("write", "rewritten", first))
         steps.append(("write", "rewritten", dataclasses.replace(second, id=first.id)))
     steps.extend(("write", "writable", env) for env in gen[32:40])
-    steps.extend(("write", "writable", env) for env in fixtures[:2])
+    steps.extend(("write", "writable", env) for env in head[:2])
     # dropped: written (some ids also live elsewhere), then the whole namespace dropped
-    steps.extend(("write", DROPPED, env) for env in [*gen[40:48], *fixtures[:2], gen[1]])
+    steps.extend(("write", DROPPED, env) for env in [*gen[40:48], *head[:2], gen[1]])
     steps.append(("drop", DROPPED, None))
     return steps
 
