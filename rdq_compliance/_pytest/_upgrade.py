@@ -452,9 +452,17 @@ class UpgradePlugin:
             token = secrets.token_hex(4)
             namespaces = {role: f"up{token}_{role}" for role in ROLES}
             steps = build_corpus(seed, sorted(info.envelope_versions))
-            _store(rt, namespaces, steps)
             expected, dropped = expected_of(steps)
-            _verify(rt, namespaces, expected, dropped)
+            try:
+                _store(rt, namespaces, steps)
+                _verify(rt, namespaces, expected, dropped)
+            except UpgradeError:
+                for name in namespaces.values():  # leave nothing of a failed save behind
+                    try:
+                        _call(rt, f"storage.drop({name!r})", _storage(rt).drop, name)
+                    except UpgradeError:
+                        break
+                raise
         finally:
             rt.close()
         texts = {role: {id: encode(env) for id, env in by_id.items()}

@@ -99,6 +99,22 @@ def test_every_upgrade_requirement_has_a_mutant() -> None:
     assert musts == set(UP_IDS) and not musts - declared, musts - declared
 
 
+@pytest.mark.parametrize(("label", "why"), [
+    ("tests.mutants.zoo:ok_not_durable", "declares no 'durable' capability"),
+    ("tests.mutants.zoo:drop_unknown_top", "does not read back its own write"),
+])
+def test_a_save_that_cannot_be_trusted_fails(tmp_path: Path, label: str, why: str) -> None:
+    """No manifest from a plugin without `durable`, or from a release that already loses
+    data: the check would blame the migration for it."""
+    directory = tmp_path / "upgrade"
+    res = run_kit([f"--rdq-plugin={label}"], extra=[f"--rdq-upgrade-save={directory}"],
+                  focus={label: ["RDQ-UP-001"]}, timeout=300)
+    assert res.returncode == 1, res.describe()
+    assert "upgrade save FAILED: " in res.output and why in res.output, res.describe()
+    assert not (directory / "manifest.json").exists()
+    assert res.report is not None and any(why in n for n in res.report["notes"])
+
+
 # -- usage errors: one line, exit status 4, no traceback -------------------------------------
 
 def _usage(args: list[str]) -> str:
