@@ -134,6 +134,9 @@ def test_usage_errors(tmp_path: Path) -> None:
     missing = tmp_path / "nowhere"
     assert "no such directory" in _usage([*_sqlite(tmp_path),
                                           f"--rdq-upgrade-check={missing}"])
+    # the ini twin (-o sets an ini value)
+    assert "no such directory" in _usage([*_sqlite(tmp_path), "-o",
+                                          f"rdq_upgrade_check={missing}"])
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("x")
