@@ -120,6 +120,16 @@ REQUIREMENTS: tuple[Requirement, ...] = (
        "with a plain model"),
     _r("RDQ-ST-007", SHOULD, "storage", ("C14",),
        "Dropping a namespace that holds nothing succeeds"),
+    # upgrades across plugin releases (two kit runs: --rdq-upgrade-save, --rdq-upgrade-check)
+    _r("RDQ-UP-001", MUST, "upgrade", ("C19", "C13"),
+       "Every envelope the previous release wrote reads back unchanged after the new "
+       "release opened (and migrated) the store", capability="durable"),
+    _r("RDQ-UP-002", MUST, "upgrade", ("C19", "C14"),
+       "Namespaces the previous release dropped stay empty after the upgrade",
+       capability="durable"),
+    _r("RDQ-UP-003", MUST, "upgrade", ("C19", "C13", "C14"),
+       "Migrated namespaces take new writes and rewrites, and can be dropped",
+       capability="durable"),
 )
 
 _BY_ID = {r.id: r for r in REQUIREMENTS}

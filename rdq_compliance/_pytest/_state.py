@@ -46,6 +46,8 @@ class KitRun:
     aborted: str | None = None
     """Why the run stopped early (crashed testee, -x, interrupt), when it did."""
     notes: list[str] = field(default_factory=list)
+    upgraded_from: str | None = None
+    """The release an --rdq-upgrade-check run reads the corpus of (``name version``)."""
 
 
 RUN_KEY = pytest.StashKey[KitRun]()

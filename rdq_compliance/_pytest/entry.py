@@ -45,6 +45,12 @@ _OPTIONS: tuple[tuple[str, str, Literal["args", "string"], object, str, dict[str
      "write a Markdown summary (requirement table, failures) to PATH", {"metavar": "PATH"}),
     ("--rdq-known-failures", "rdq_known_failures", "string", None,
      "file of requirement ids the plugin is known to fail (see README)", {"metavar": "FILE"}),
+    ("--rdq-upgrade-save", "rdq_upgrade_save", "string", None,
+     "with the previous release: also store an upgrade corpus through the plugin and "
+     "record it in DIR (see README, Check an upgrade)", {"metavar": "DIR"}),
+    ("--rdq-upgrade-check", "rdq_upgrade_check", "string", None,
+     "with the new release: also read back the corpus saved in DIR by --rdq-upgrade-save "
+     "(rule C19)", {"metavar": "DIR"}),
 )
 
 

@@ -26,6 +26,7 @@ from ..storage._discovery import (
     positive_seconds,
     resolve_options,
 )
+from . import _upgrade
 from ._case import MASKED, Case, CaseError, load_case, replay_command, save_case
 from ._context import KitSettings, Rdq, params_of
 from ._guard import CheckFailed, OperationHung
@@ -151,6 +152,12 @@ def configure(config: pytest.Config) -> None:
         kit_version=__version__,
         fixture_hash=corpus_hash(),
     )
+    try:
+        upgrade = _upgrade.configure(config, loaded, lambda p: _guard_timeout(p, settings))
+    except _upgrade.UpgradeError as exc:
+        raise _usage(str(exc)) from None
+    # Registered first, so that its session hooks run after the kit's (pluggy: LIFO).
+    config.pluginmanager.register(upgrade, "rdq-upgrade")
     kit = KitPlugin(config, settings, loaded, _suites_to_add(config, settings))
     config.pluginmanager.register(kit, "rdq-kit")
 

@@ -209,6 +209,7 @@ class ReportingPlugin:
             plugins=tuple(metas),
             aborted=aborted,
             notes=tuple(kit.notes) if kit is not None else (),
+            upgraded_from=kit.upgraded_from if kit is not None else None,
         )
 
     def _write(self, what: str, path: Path, write: Any) -> None:

@@ -109,6 +109,8 @@ class RunMeta:
     """Why the run stopped early (-x, interrupt, crashed testee), when it did."""
     notes: tuple[str, ...] = ()
     """What else the kit noticed (a storage that had to be reopened, a failed close)."""
+    upgraded_from: str | None = None
+    """``name version`` of the release whose corpus an --rdq-upgrade-check run read (C19)."""
 
 
 def clip_message(text: str | None) -> str | None:

@@ -131,6 +131,8 @@ def build_report(
         "counts": _counts([r["status"] for p in plugin_docs for r in p["requirements"]]),
         "verdict": worst(p.verdict for p in plugins).value,
     }
+    if run.upgraded_from is not None:  # only then: other reports keep their exact form
+        report["upgraded_from"] = run.upgraded_from
     report = _scrub(report)
     report["digest"] = compute_digest(report)
     return report

@@ -20,6 +20,8 @@ def terminal_lines(report: Mapping[str, Any]) -> list[str]:
     lines = [f"verdict: {str(report['verdict']).upper()}"]
     if report["aborted"]:
         lines.append(f"the run stopped early: {s(report['aborted'])}")
+    if report.get("upgraded_from"):
+        lines.append(f"upgrade check (C19): from release {s(report['upgraded_from'])}")
     lines.extend(f"note: {s(note)}" for note in report.get("notes", ()))
     for p in report["plugins"]:
         if p["name"] is None:

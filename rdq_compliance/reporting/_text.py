@@ -74,4 +74,5 @@ def badge_message(report: Mapping[str, Any]) -> str:
     """The verdict, plus the verified capabilities of a compliant run."""
     verdict = str(report["verdict"])
     caps = verified_capabilities(report) if verdict == "compliant" else []
-    return " · ".join([verdict, *caps])
+    upgraded = report.get("upgraded_from")
+    return " · ".join([verdict, *caps, *([f"upgrade from {upgraded}"] if upgraded else [])])

@@ -114,8 +114,11 @@ def evaluate_plugin(
         verdict = Verdict.COMPLIANT
     verified = []
     for cap in sorted(meta.capabilities):
+        # A gated check that does not apply to this run (the upgrade check without
+        # --rdq-upgrade-check) neither verifies nor refutes the capability.
         gated = [r for r in results
-                 if r.requirement.capability == cap and r.requirement.level is Level.MUST]
+                 if r.requirement.capability == cap and r.requirement.level is Level.MUST
+                 and r.status is not _S.NOT_APPLICABLE]
         if gated and all(r.status is _S.PASSED for r in gated):
             verified.append(cap)
     return PluginResult(meta, results, verdict, tuple(verified))

@@ -24,6 +24,7 @@ from rdq_compliance import __version__
 from rdq_compliance._requirements import REQUIREMENTS, Level
 
 from ._entries import FAULT_FOCUS, Entry, Kind, Via
+from .upgrade_zoo import UPGRADE_ENTRIES
 from .zoo import ENTRIES
 
 if TYPE_CHECKING:
@@ -86,6 +87,7 @@ def render() -> str:
         if r.retired:
             continue
         hunters = [f"`{e.id}`" for e in mutants if r.id in e.catches]
+        hunters += [f"`{e.id}` (upgrade)" for e in UPGRADE_ENTRIES if r.id in e.catches]
         note = ", ".join(hunters) or ("—" if r.level is Level.SHOULD else "**none**")
         out.append(f"| {r.id} | {r.level.value} | {_cell(r.title)} | {note} |")
     out += ["", "## Correct variants (must come out compliant)", "",
@@ -97,6 +99,17 @@ def render() -> str:
     for e in faults:
         names = " or ".join(f"`{_cell(t)}`" for t in e.fault_text)
         out.append(f"| `{e.id}` | {_via(e)} | {_cell(e.defect)} | {names} |")
+    out += ["", "## Upgrade migrations (two kit runs, C19)", "",
+            "`tests/mutants/test_upgrade_zoo.py` saves with release 1.0.0 "
+            "(`--rdq-upgrade-save`) and checks with release 2.0.0 (`--rdq-upgrade-check`), "
+            "each entry as a Python plugin (`tests.mutants.upgrade_zoo:<entry>`, the sqlite "
+            "example with one migration step bent) and as a testee (`testee.py --layout 2 "
+            "--migration NAME`).", "",
+            "| Entry | Testee migration | What the migration loses | Source | Caught by |",
+            "|---|---|---|---|---|"]
+    for u in UPGRADE_ENTRIES:
+        out.append(f"| `{u.id}` | `{u.migration}` | {_cell(u.defect)} | {_cell(u.system)} | "
+                   f"{', '.join(u.catches) or 'must be compliant'} |")
     cli = ", ".join(f"`{e.id}`" for e in ENTRIES if e.cli)
     out += [
         "",

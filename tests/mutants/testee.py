@@ -3,6 +3,8 @@
     python tests/mutants/testee.py                     # correct, durable in $RDQ_STATE_DIR
     python tests/mutants/testee.py --variant NAME      # correct in a way the spec allows
     python tests/mutants/testee.py --defect NAME       # one real-world defect or fault
+    python tests/mutants/testee.py --layout 1          # release 1.0.0 of an upgrade (C19)
+    python tests/mutants/testee.py --layout 2 --migration NAME  # release 2.0.0, migrating
 
 Standard library only, on purpose: it plays a plugin written by someone else, so it
 shares no code with the kit. It stores the JSON object of each written envelope as
@@ -21,6 +23,7 @@ import base64
 import json
 import os
 import random
+import shutil
 import sys
 import time
 from datetime import UTC, datetime, timedelta
@@ -89,12 +92,27 @@ VARIANTS = {
 }
 
 
+MIGRATIONS = {  # release 2.0.0's migration of a release-1.0.0 state (C19)
+    "correct": "moves every file of every namespace into the new layout",
+    "forget_residual": "keeps only the known top-level fields (a typed struct on the way)",
+    "truncate_ms": "rewrites timestamps through whole seconds",
+    "skip_rows": "copies whole pages of 10 files only; the last, partial page is lost",
+    "shadow": "writes the migrated files under the plain id, a name release 2.0.0 reads "
+              "before its own (hex) name: rewrites stay hidden behind them",
+    "resurrect": "walks the state recursively and brings back the dropped namespaces that "
+                 "release 1.0.0 kept in .trash",
+}
+RELEASES = {1: "1.0.0", 2: "2.0.0"}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--defect", choices=sorted(DEFECTS))
     ap.add_argument("--variant", choices=sorted(VARIANTS), default="good")
+    ap.add_argument("--layout", type=int, choices=sorted(RELEASES))
+    ap.add_argument("--migration", choices=sorted(MIGRATIONS), default="correct")
     args = ap.parse_args()
-    testee = Testee(args.defect, args.variant)
+    testee = Testee(args.defect, args.variant, layout=args.layout, migration=args.migration)
     if args.variant == "slow":
         time.sleep(1.0)
     for raw in sys.stdin.buffer:
@@ -114,7 +132,10 @@ def main() -> int:
 
 
 class Testee:
-    def __init__(self, defect: str | None, variant: str) -> None:
+    def __init__(self, defect: str | None, variant: str, *, layout: int | None = None,
+                 migration: str = "correct") -> None:
+        self.layout = layout
+        self.migration = migration
         self.defect = defect
         self.variant = variant
         self.log = variant == "chatty_stderr"
@@ -125,6 +146,8 @@ class Testee:
         self.counts = {"read": 0, "write": 0}
         self.rng = random.Random(7)
         self.requests = 0
+        if layout == 2:
+            self.migrate()
 
     # -- protocol ------------------------------------------------------------------------
     def handle(self, req: Obj) -> str | None:
@@ -138,7 +161,8 @@ class Testee:
                 caps += ["transactions", "ttl"]
             return self.dump({
                 "seq": seq, "ok": True, "name": f"zoo-testee-{self.defect or self.variant}",
-                "version": "1.0.0", "envelope_versions": list(SUPPORTED_VERSIONS),
+                "version": RELEASES[self.layout or 1],
+                "envelope_versions": list(SUPPORTED_VERSIONS),
                 "capabilities": caps,
             })
         if op in self.counts:
@@ -191,7 +215,7 @@ class Testee:
 
     # -- storage -------------------------------------------------------------------------
     def path(self, namespace: str, id: str | None = None) -> Path:
-        p = self.state / namespace
+        p = (self.state / "v2" if self.layout == 2 else self.state) / namespace
         return p if id is None else p / (id.encode("utf-8").hex() + ".json")
 
     def write(self, seq: int, namespace: str, env: Obj) -> str:
@@ -214,6 +238,9 @@ class Testee:
             text = self.memory.get(namespace, {}).get(id)
         else:
             path = self.path(namespace, id)
+            legacy = self.path(namespace) / f"{id}.json"
+            if self.layout == 2 and legacy.is_file():  # compatibility lookup comes first
+                path = legacy
             text = path.read_text(encoding="utf-8") if path.exists() else None
         if text is None:
             if self.defect == "bad_code":
@@ -231,10 +258,50 @@ class Testee:
             self.memory.pop(namespace, None)
             return
         directory = self.path(namespace)
+        if directory.exists() and self.layout == 1:  # kept for recovery, out of sight
+            trash = self.state / ".trash" / str(len(list(self.state.glob(".trash/*"))))
+            trash.mkdir(parents=True)
+            directory.rename(trash / namespace)
         if directory.exists():
             for f in directory.iterdir():
                 f.unlink()
             directory.rmdir()
+
+    # -- upgrades (C19) ---------------------------------------------------------------------
+    def migrate(self) -> None:
+        """Release 2.0.0 opening a release-1.0.0 state: namespaces move under v2/."""
+        marker = self.state / "LAYOUT"
+        if marker.exists() and marker.read_text().strip() == "2":
+            return
+        if self.migration == "resurrect":
+            files = [f for f in self.state.rglob("*.json") if "v2" not in f.parts]
+        else:
+            files = [f for d in self.state.iterdir() if d.is_dir() and d.name not in ("v2",
+                     ".trash") for f in d.glob("*.json")] if self.state.is_dir() else []
+        files.sort()
+        if self.migration == "skip_rows":  # per namespace: the remainder of the pages goes
+            by_ns: dict[Path, list[Path]] = {}
+            for f in files:
+                by_ns.setdefault(f.parent, []).append(f)
+            files = [f for group in by_ns.values() for f in group[: len(group) // 10 * 10]]
+        for f in files:
+            env = json.loads(f.read_text(encoding="utf-8"))
+            if self.migration == "forget_residual":
+                env = {k: v for k, v in env.items() if k in KNOWN_TOP}
+            elif self.migration == "truncate_ms":
+                map_timestamps(env, lambda t: t[:19] + ".000Z")
+            name = f.name
+            if self.migration == "shadow":
+                name = bytes.fromhex(f.stem).decode("utf-8") + ".json"
+            target = self.state / "v2" / f.parent.name / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(json.dumps(env, ensure_ascii=False), encoding="utf-8")
+        if self.state.is_dir():
+            for d in self.state.iterdir():
+                if d.is_dir() and d.name != "v2":
+                    shutil.rmtree(d)
+        self.state.mkdir(parents=True, exist_ok=True)
+        marker.write_text("2\n")
 
     # -- defects and variants on the envelope read back -----------------------------------
     def transform(self, env: Obj) -> Obj:

@@ -3,6 +3,7 @@ decomposition into tables, and two connections / two processes on one file."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import subprocess
 import sys
@@ -30,8 +31,8 @@ from . import (
 _opened: list[Storage] = []
 
 
-def open_storage(path: Path | str) -> Storage:
-    storage = rdq_plugin_sqlite.rdq_storage_open({"path": str(path)})
+def open_storage(path: Path | str, layout: int = 2) -> Storage:
+    storage = rdq_plugin_sqlite.rdq_storage_open({"path": str(path), "layout": str(layout)})
     _opened.append(storage)
     return storage
 
@@ -58,20 +59,21 @@ def test_registered_under_rdq_storage() -> None:
     assert ep.load() is rdq_plugin_sqlite
 
 
-def test_path_option() -> None:
-    (spec,) = rdq_plugin_sqlite.rdq_storage_options()
+def test_path_and_layout_options() -> None:
+    spec, layout = rdq_plugin_sqlite.rdq_storage_options()
     assert (spec.name, spec.default, spec.env) == (
         "path",
         ".rdq/sqlite-example.db",
         "RDQ_SQLITE_PATH",
     )
+    assert (layout.name, layout.default, layout.env) == ("layout", "2", "RDQ_SQLITE_LAYOUT")
 
 
 def test_default_path_is_relative_to_cwd_and_parents_are_created(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    (spec,) = rdq_plugin_sqlite.rdq_storage_options()
+    spec, _ = rdq_plugin_sqlite.rdq_storage_options()
     assert spec.default is not None
     open_storage(spec.default).close()
     assert (tmp_path / ".rdq" / "sqlite-example.db").is_file()
@@ -99,9 +101,10 @@ def test_in_memory_database_claims_no_durability() -> None:
     storage.close()
 
 
-def test_decomposed_into_native_columns(tmp_path: Path) -> None:
+@pytest.mark.parametrize("layout", [1, 2])
+def test_decomposed_into_native_columns(tmp_path: Path, layout: int) -> None:
     path = tmp_path / "rdq.db"
-    storage = open_storage(path)
+    storage = open_storage(path, layout)
     env = awkward_envelope(ID_A)
     storage.open("ns_one").write(env)
     storage.close()
@@ -112,10 +115,16 @@ def test_decomposed_into_native_columns(tmp_path: Path) -> None:
             " lease_expires_at, typeof(payload) FROM rdq_tasks WHERE namespace = 'ns_one'"
         ).fetchone()
         assert task == (env.queue, "", b"", "DEAD", 0, 253402300799999, None, "blob")
-        headers = dict(
-            conn.execute("SELECT key, value FROM rdq_headers WHERE task_id = ?", (ID_A,))
-        )
+        if layout == 1:
+            headers = dict(
+                conn.execute("SELECT key, value FROM rdq_headers WHERE task_id = ?", (ID_A,))
+            )
+        else:  # layout 2: one JSON object in the task row, plain ASCII
+            (text,) = conn.execute("SELECT headers FROM rdq_tasks").fetchone()
+            assert text.isascii()
+            headers = json.loads(text)
         assert headers == dict(env.headers)
+        assert conn.execute("PRAGMA user_version").fetchone() == (layout,)
         attempts = conn.execute(
             "SELECT position, attempt_no, outcome, has_error, error_type FROM rdq_attempts"
             " WHERE task_id = ? ORDER BY position",
@@ -137,7 +146,7 @@ def test_decomposed_into_native_columns(tmp_path: Path) -> None:
 
 def test_write_replaces_leaves_no_child_rows(tmp_path: Path) -> None:
     path = tmp_path / "rdq.db"
-    storage = open_storage(path)
+    storage = open_storage(path, layout=1)
     adapter = storage.open("ns_one")
     adapter.write(awkward_envelope(ID_A))
     adapter.write(replacement_for(awkward_envelope(ID_A)))
@@ -238,7 +247,7 @@ def test_foreign_schema_version_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(StorageUnavailable) as info:
         open_storage(path)
     assert info.value.setting == "path"
-    assert "schema version 99" in info.value.message
+    assert "layout 99" in info.value.message
 
 
 def test_unusable_path_is_a_clear_error(tmp_path: Path) -> None:
@@ -246,3 +255,40 @@ def test_unusable_path_is_a_clear_error(tmp_path: Path) -> None:
         open_storage(tmp_path)  # a directory, not a database file
     assert info.value.setting == "path"
     assert str(tmp_path) in info.value.message
+
+
+def test_layout_1_file_migrates_to_layout_2(tmp_path: Path) -> None:
+    """C19: release 1.0.0 (layout 1) writes, release 2.0.0 (layout 2) migrates on open and
+    reads everything back; the old headers table is gone; layout 1 cannot reopen it."""
+    path = tmp_path / "rdq.db"
+    old = open_storage(path, layout=1)
+    assert old.info.version == "1.0.0"
+    old.open("ns_one").write(awkward_envelope(ID_A))
+    old.open("ns_two").write(minimal_envelope(ID_B))
+    old.open("ns_gone").write(minimal_envelope(ID_A))
+    old.drop("ns_gone")
+    old.close()
+    new = open_storage(path)
+    assert new.info.version == "2.0.0"
+    assert_same(awkward_envelope(ID_A), new.open("ns_one").read(ID_A))
+    assert_same(minimal_envelope(ID_B), new.open("ns_two").read(ID_B))
+    assert new.open("ns_gone").read(ID_A) is None
+    new.open("ns_one").write(replacement_for(awkward_envelope(ID_A)))
+    assert_same(replacement_for(awkward_envelope(ID_A)), new.open("ns_one").read(ID_A))
+    new.close()
+    conn = sqlite3.connect(path)
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert tables == {"rdq_tasks", "rdq_attempts"}
+        assert conn.execute("PRAGMA user_version").fetchone() == (2,)
+    finally:
+        conn.close()
+    with pytest.raises(StorageUnavailable) as info:
+        open_storage(path, layout=1)
+    assert "cannot downgrade" in info.value.message
+
+
+def test_bad_layout_option_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(StorageUnavailable) as info:
+        rdq_plugin_sqlite.rdq_storage_open({"path": str(tmp_path / "x.db"), "layout": "3"})
+    assert info.value.setting == "layout"

@@ -150,7 +150,10 @@ def test_correct_plugin_is_compliant(kit):
     assert (p["label"], p["name"], p["version"]) == ("standin:good", "standin", "1.0.0")
     st = statuses(report)
     assert st["RDQ-RT-003"] == "not-applicable"  # durable, not declared
-    assert {s for rid, s in st.items() if rid != "RDQ-RT-003"} == {"passed"}
+    # RDQ-UP-*: durable as well, and only with --rdq-upgrade-check
+    assert {s for rid, s in st.items() if rid.startswith("RDQ-UP-")} == {"not-applicable"}
+    assert {s for rid, s in st.items()
+            if rid != "RDQ-RT-003" and not rid.startswith("RDQ-UP-")} == {"passed"}
     assert all(r["tests"] for r in p["requirements"] if r["id"] != "RDQ-RT-003")
     assert badge_text(kit) == "compliant"
     assert report["seed"] == 0 and report["profile"] == "quick"
@@ -162,9 +165,12 @@ def test_correct_plugin_is_compliant(kit):
 
 
 def test_durable_plugin_badge_names_the_capability(kit):
-    result, report = run(kit, "durable", "-k", "durable_across_reopen")
+    # The upgrade tests (also gated on durable) run to say they do not apply here: a
+    # deselected gated MUST requirement would leave the capability unverified.
+    result, report = run(kit, "durable", "-k", "durable_across_reopen or upgrade")
     assert result.ret == 0
     assert statuses(report)["RDQ-RT-003"] == "passed"
+    assert statuses(report)["RDQ-UP-001"] == "not-applicable"
     assert report["plugins"][0]["capabilities_verified"] == ["durable"]
 
 

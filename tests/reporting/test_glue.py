@@ -143,7 +143,10 @@ def test_compliant_run_writes_everything(kit):
     assert report["plugins"][0]["name"] == "fake"
     st = statuses(report)
     assert st[GATED.id] == "not-applicable"
-    assert {s for k, s in st.items() if k != GATED.id} == {"passed"}
+    # RDQ-UP-*: not applicable without --rdq-upgrade-check
+    assert {s for k, s in st.items() if k.startswith("RDQ-UP-")} == {"not-applicable"}
+    assert {s for k, s in st.items() if k != GATED.id and not k.startswith("RDQ-UP-")} == {
+        "passed"}
     badge = ET.parse(kit.path / "out/badge.svg").getroot()
     assert "compliant" in "".join(badge.itertext())
     assert json.loads((kit.path / "out/badge.json").read_text())["color"] == "brightgreen"

@@ -16,6 +16,12 @@ would store it so that an engine can query and schedule on it:
 Every table starts with a ``namespace`` column and every statement filters on
 it, so an adapter cannot see or touch another namespace (C14).
 
+Two layouts, chosen by the option ``layout`` and kept in ``PRAGMA user_version``:
+layout 1 (release 1.0.0) is the one above; layout 2 (release 2.0.0, the default)
+folds the headers into a ``headers`` JSON column of ``rdq_tasks`` (one SELECT
+fewer per read). Opening a layout-1 file with layout 2 migrates it, in one
+transaction, before anything else runs (see ``SqliteStorage._migrate_1_to_2``).
+
 See README.md for the choices (timestamps, residual JSON, U+0000, two
 processes on one file) and the pitfalls they avoid.
 """
@@ -49,11 +55,13 @@ from rdq_compliance import (
 
 __all__ = ["SqliteAdapter", "SqliteStorage", "rdq_storage_open", "rdq_storage_options"]
 
-__version__ = "1.0.0"
+__version__ = "2.0.0"
+RELEASES = {1: "1.0.0", 2: __version__}
+"""The release that writes each layout (``layout=1`` plays the previous release)."""
+DEFAULT_LAYOUT = 2
 
 DEFAULT_PATH = ".rdq/sqlite-example.db"
 SUPPORTED_VERSIONS = frozenset({1})
-SCHEMA_VERSION = 1  # kept in PRAGMA user_version
 BUSY_TIMEOUT_S = 30.0  # another process (pytest-xdist worker) may hold the write lock
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -109,6 +117,34 @@ CREATE TABLE IF NOT EXISTS rdq_attempts (
 ) STRICT, WITHOUT ROWID;
 """
 
+# Layout 2: the same task row with the headers as one JSON object (C8: any key,
+# "" and U+0000 included; ensure_ascii escapes NUL, so the text stays plain ASCII).
+_TASKS_V2 = """
+CREATE TABLE IF NOT EXISTS rdq_tasks (
+    namespace            TEXT    NOT NULL,
+    id                   TEXT    NOT NULL,
+    envelope_version     INTEGER NOT NULL,
+    queue                TEXT    NOT NULL,
+    handler_ref          TEXT    NOT NULL,
+    handler_version      TEXT,
+    payload              BLOB    NOT NULL,
+    payload_content_type TEXT    NOT NULL,
+    status               TEXT    NOT NULL,
+    attempt_count        INTEGER NOT NULL,
+    redrive_count        INTEGER NOT NULL,
+    next_attempt_at      INTEGER,
+    lease_expires_at     INTEGER,
+    created_at           INTEGER NOT NULL,
+    residual             TEXT    NOT NULL,
+    headers              TEXT    NOT NULL, -- JSON object of the headers
+    PRIMARY KEY (namespace, id)
+) STRICT, WITHOUT ROWID
+"""
+_DUE_INDEX = """
+CREATE INDEX IF NOT EXISTS rdq_tasks_due
+    ON rdq_tasks (namespace, queue, status, next_attempt_at)
+"""
+
 _TASK_COLUMNS = (
     "namespace, id, envelope_version, queue, handler_ref, handler_version, payload, "
     "payload_content_type, status, attempt_count, redrive_count, next_attempt_at, "
@@ -129,13 +165,28 @@ def rdq_storage_options() -> list[OptionSpec]:
             help="SQLite database file, relative to the working directory; "
             "parent directories are created.",
             env="RDQ_SQLITE_PATH",
-        )
+        ),
+        OptionSpec(
+            "layout",
+            default=str(DEFAULT_LAYOUT),
+            help="table layout: 2 (release 2.0.0, headers in a JSON column; migrates a "
+            "layout-1 file on open) or 1 (release 1.0.0, headers in a child table)",
+            env="RDQ_SQLITE_LAYOUT",
+        ),
     ]
 
 
 @hookimpl
 def rdq_storage_open(options: Mapping[str, str]) -> SqliteStorage:
-    return SqliteStorage(options.get("path", DEFAULT_PATH))
+    return SqliteStorage(options.get("path", DEFAULT_PATH), layout=_layout(options))
+
+
+def _layout(options: Mapping[str, str]) -> int:
+    raw = options.get("layout") or str(DEFAULT_LAYOUT)
+    if raw.strip() not in ("1", "2"):
+        raise StorageUnavailable(f"layout={raw!r} is not a layout; expected 1 or 2",
+                                 setting="layout")
+    return int(raw)
 
 
 # --- value conversions --------------------------------------------------------
@@ -188,6 +239,17 @@ def _residual(extra: Mapping[str, JSONValue], where: str) -> str:
         raise StorageError(
             ErrorCode.INVALID_ENVELOPE, f"unknown fields of {where} are not JSON: {exc}"
         ) from None
+
+
+def _headers_json(headers: Mapping[str, str]) -> str:
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
+        raise StorageError(ErrorCode.INVALID_ENVELOPE, "header keys and values must be strings")
+    try:  # layout 1 refuses a lone surrogate when binding it: so does layout 2
+        "".join(f"{k}{v}" for k, v in headers.items()).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise StorageError(ErrorCode.INVALID_ENVELOPE,
+                           f"a header is not valid Unicode: {exc}") from None
+    return _dump(dict(headers))
 
 
 def _task_row(namespace: str, env: Envelope) -> tuple[object, ...]:
@@ -271,13 +333,14 @@ def _attempt_from_row(row: tuple[Any, ...]) -> Attempt:
 class SqliteStorage:
     """One connection to one database file, shared by the adapters it opens."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, *, layout: int = DEFAULT_LAYOUT) -> None:
         self._path = path
+        self._layout = layout
         self._lock = threading.Lock()
         in_memory = path == ":memory:" or path.startswith("file::memory:")
         self._info = StorageInfo(
             name="sqlite",
-            version=__version__,
+            version=RELEASES[layout],
             envelope_versions=SUPPORTED_VERSIONS,
             # An in-memory database dies with its connection: claim nothing then.
             capabilities=frozenset() if in_memory else frozenset({Capability.DURABLE}),
@@ -313,22 +376,53 @@ class SqliteStorage:
         conn.execute("BEGIN IMMEDIATE")
         try:
             (version,) = conn.execute("PRAGMA user_version").fetchone()
-            if version not in (0, SCHEMA_VERSION):
+            target = self._layout
+            if version not in (0, 1, 2) or version > target:
                 raise StorageUnavailable(
-                    f"the SQLite database path={self._path!r} has schema version "
-                    f"{version}, this plugin uses {SCHEMA_VERSION}: delete the file or "
+                    f"the SQLite database path={self._path!r} has layout {version}, this "
+                    f"plugin opened it with layout={target} (release {RELEASES[target]}) and "
+                    "cannot downgrade it: open it with a newer layout, delete the file or "
                     "choose another --rdq-option path=...",
                     setting="path",
                 )
+            if version == 1 and target == 2:
+                self._migrate_1_to_2(conn)
             for statement in _SCHEMA.split(";"):  # no ";" inside the statements
-                if statement.strip():
+                if statement.strip() and (target == 1 or "rdq_attempts" in statement):
                     conn.execute(statement)
-            conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            if target == 2:
+                conn.execute(_TASKS_V2)
+                conn.execute(_DUE_INDEX)
+            conn.execute(f"PRAGMA user_version={target}")
             conn.execute("COMMIT")
         except BaseException:
             self._abandon()
             conn.close()
             raise
+
+    def _migrate_1_to_2(self, conn: sqlite3.Connection) -> None:
+        """Layout 1 -> 2 inside the opening transaction: every task row is copied with
+        its headers folded into JSON; ``rdq_headers`` goes. A failure rolls it all back."""
+        conn.execute(_TASKS_V2.replace("rdq_tasks", "rdq_tasks_v2", 1))
+        for row in self._rows_to_migrate(conn):
+            headers = conn.execute(
+                "SELECT key, value FROM rdq_headers WHERE namespace = ? AND task_id = ?",
+                (row[0], row[1]),
+            ).fetchall()
+            conn.execute(
+                f"INSERT INTO rdq_tasks_v2 ({_TASK_COLUMNS}, headers) "
+                f"VALUES ({', '.join('?' * 16)})",
+                self._migrated_row(row, dict(headers)),
+            )
+        conn.execute("DROP TABLE rdq_tasks")
+        conn.execute("DROP TABLE rdq_headers")
+        conn.execute("ALTER TABLE rdq_tasks_v2 RENAME TO rdq_tasks")
+
+    def _rows_to_migrate(self, conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+        return conn.execute(f"SELECT {_TASK_COLUMNS} FROM rdq_tasks").fetchall()
+
+    def _migrated_row(self, row: tuple[Any, ...], headers: dict[str, str]) -> tuple[Any, ...]:
+        return (*row, _dump(headers))
 
     @property
     def info(self) -> StorageInfo:
@@ -343,8 +437,9 @@ class SqliteStorage:
         return SqliteAdapter(self, namespace)
 
     def drop(self, namespace: str) -> None:
+        tables = ["rdq_attempts", "rdq_tasks"] + (["rdq_headers"] if self._layout == 1 else [])
         with self._transaction(write=True) as conn:
-            for table in ("rdq_attempts", "rdq_headers", "rdq_tasks"):
+            for table in tables:
                 conn.execute(f"DELETE FROM {table} WHERE namespace = ?", (namespace,))
 
     def close(self) -> None:
@@ -406,21 +501,28 @@ class SqliteAdapter:
         ns, task_id = self._ns, envelope.id
         # Build every row before the transaction starts: conversion errors are
         # raised without holding the lock, and the transaction stays short.
+        layout = self._storage._layout
         task = _task_row(ns, envelope)
         headers = [(ns, task_id, k, v) for k, v in envelope.headers.items()]
+        if layout == 2:
+            task = (*task, _headers_json(envelope.headers))
+            headers = []
         attempts = [_attempt_row(ns, task_id, i, a) for i, a in enumerate(envelope.attempts)]
         try:
             with self._storage._transaction(write=True) as conn:
                 # Write replaces wholly (C13): the children of the old version go.
-                conn.execute(
-                    "DELETE FROM rdq_headers WHERE namespace = ? AND task_id = ?", (ns, task_id)
-                )
+                if layout == 1:
+                    conn.execute(
+                        "DELETE FROM rdq_headers WHERE namespace = ? AND task_id = ?",
+                        (ns, task_id),
+                    )
                 conn.execute(
                     "DELETE FROM rdq_attempts WHERE namespace = ? AND task_id = ?", (ns, task_id)
                 )
+                columns = _TASK_COLUMNS + (", headers" if layout == 2 else "")
                 conn.execute(
-                    f"INSERT OR REPLACE INTO rdq_tasks ({_TASK_COLUMNS}) "
-                    f"VALUES ({', '.join('?' * 15)})",
+                    f"INSERT OR REPLACE INTO rdq_tasks ({columns}) "
+                    f"VALUES ({', '.join('?' * len(task))})",
                     task,
                 )
                 if headers:
@@ -443,21 +545,25 @@ class SqliteAdapter:
             ) from None
 
     def read(self, id: str) -> Envelope | None:
-        ns = self._ns
+        ns, layout = self._ns, self._storage._layout
         with self._storage._transaction(write=False) as conn:
             row = conn.execute(
                 "SELECT id, envelope_version, queue, handler_ref, handler_version, payload, "
                 "payload_content_type, status, attempt_count, redrive_count, next_attempt_at, "
-                "lease_expires_at, created_at, residual "
-                "FROM rdq_tasks WHERE namespace = ? AND id = ?",
+                "lease_expires_at, created_at, residual, "
+                + ("headers " if layout == 2 else "NULL ")
+                + "FROM rdq_tasks WHERE namespace = ? AND id = ?",
                 (ns, id),
             ).fetchone()
             if row is None:
                 return None
-            headers = conn.execute(
-                "SELECT key, value FROM rdq_headers WHERE namespace = ? AND task_id = ?",
-                (ns, id),
-            ).fetchall()
+            if layout == 2:
+                headers = list(_load(row[-1]).items())
+            else:
+                headers = conn.execute(
+                    "SELECT key, value FROM rdq_headers WHERE namespace = ? AND task_id = ?",
+                    (ns, id),
+                ).fetchall()
             attempts = conn.execute(
                 "SELECT attempt_no, started_at, finished_at, outcome, residual, has_error, "
                 "error_type, error_message, error_detail, error_stack, error_residual "
@@ -466,7 +572,7 @@ class SqliteAdapter:
             ).fetchall()
         (task_id, version, queue, handler_ref, handler_version, payload, content_type,
          status, attempt_count, redrive_count, next_attempt_at, lease_expires_at,
-         created_at, residual) = row  # fmt: skip
+         created_at, residual, _) = row  # fmt: skip
         return Envelope(
             id=task_id,
             envelope_version=version,
