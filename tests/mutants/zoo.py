@@ -992,6 +992,9 @@ for _id, _system, _defect, _catches in (
      "loses everything when the testee restarts", (R + "003",)),
     ("wrong_version_code", "version check reusing the validation error code",
      "undeclared envelope versions rejected with INVALID_ENVELOPE", (M + "VER-002",)),
+    ("drop_prefix", "a file store dropping with a shell glob: rm -rf \"$STATE/$ns\"*",
+     "dropping a namespace also drops every namespace whose name it is a prefix of",
+     (M + "ST-008",)),
 ):
     testee(f"t_{_id}", Kind.MUTANT, _system, _defect, ("--defect", _id), _catches,
            cli=_id == "ts_offset")
