@@ -44,6 +44,7 @@ from ._adapter import (
     ATTEMPT_FIELDS,
     ENVELOPE_FIELDS,
     ERROR_FIELDS,
+    DocAdapter,
     DocStorage,
     Obj,
     cut_utf8,
@@ -793,6 +794,39 @@ class NamespaceCut32(DocStorage):
 
     def drop(self, namespace: str) -> None:
         super().drop(namespace[:32])
+
+
+@mutant("oracle_identifier_30", "a table per namespace named rdq_<ns> on Oracle before "
+        "12.2 (identifiers of at most 30 bytes, ORA-00972)", "refuses namespace names longer "
+        "than 26 characters", M + "ST-008")
+class OracleIdentifier30(DocStorage):
+    def open(self, namespace: str) -> DocAdapter:
+        if len(f"rdq_{namespace}") > 30:
+            raise StorageError(ErrorCode.INTERNAL,
+                               f"ORA-00972: identifier is too long: rdq_{namespace}")
+        return super().open(namespace)
+
+
+@mutant("namespace_regex_min_2", "a hand-written name check `[a-z][a-z0-9_]{1,39}` (off by "
+        "one)", "refuses one-character namespace names", M + "ST-008")
+class NamespaceRegexMin2(DocStorage):
+    def open(self, namespace: str) -> DocAdapter:
+        if not re.fullmatch(r"[a-z][a-z0-9_]{1,39}", namespace):
+            raise StorageError(ErrorCode.INVALID_ENVELOPE, f"bad namespace {namespace!r}")
+        return super().open(namespace)
+
+
+@mutant("capped_store_256", "a capped collection (MongoDB capped, Redis XADD MAXLEN 256) "
+        "holding a namespace's envelopes", "keeps only the 256 envelopes written last in a "
+        "namespace", M + "ST-009")
+class CappedStore256(DocStorage):
+    CAP = 256
+
+    def store(self, table: dict[str, str], key: str, doc: Obj) -> None:
+        table.pop(key, None)  # a rewrite counts as the newest
+        super().store(table, key, doc)
+        while len(table) > self.CAP:
+            del table[next(iter(table))]
 
 
 @mutant("lru_cache_over_lossy_store", "a bounded read cache (LRU of 64, e.g. Caffeine or "
