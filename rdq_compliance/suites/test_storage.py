@@ -292,7 +292,7 @@ def test_dropping_an_empty_namespace_succeeds(rdq: Rdq) -> None:
 # -- many envelopes in one namespace (C13a: no eviction) -------------------------------------
 
 #: How many envelopes RDQ-ST-009 writes to one namespace before reading any back.
-MANY = {"quick": 300, "ci": 500, "thorough": 2_000}
+MANY = {"quick": 300, "ci": 500, "thorough": 10_000}
 _REWRITE_EVERY = 7
 
 
