@@ -291,6 +291,13 @@ class Rdq:
             self._names.append(name)
         return name
 
+    def forget_name(self, name: str) -> None:
+        """Do not drop ``name`` at teardown: a :meth:`new_name` the test only built
+        other names on and never opened (dropping a namespace never opened is
+        RDQ-ST-007, a SHOULD, which must not decide another requirement)."""
+        if name in self._names:
+            self._names.remove(name)
+
     def namespace(self, name: str | None = None) -> Namespace:
         """Open an adapter on ``name`` (default: a fresh namespace).
 

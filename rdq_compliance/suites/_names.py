@@ -92,7 +92,9 @@ def pair(rdq: Rdq, shape: str) -> list[str]:
         return [rdq.new_name(), rdq.new_name()]
     base = rdq.new_name()
     _check_base(base)
-    return [rdq.claim_name(n) for n in _PAIRS[shape](base)]
+    names = [rdq.claim_name(n) for n in _PAIRS[shape](base)]
+    rdq.forget_name(base)  # never opened: only the two names built on it are used
+    return names
 
 
 def claimed_family(rdq: Rdq) -> dict[str, str]:
