@@ -785,6 +785,19 @@ class DropLikeUnderscore(DocStorage):
             del self.disk[name]
 
 
+@mutant("read_like_underscore", "`SELECT … WHERE ns LIKE %s AND id = %s`: `_` left "
+        "unescaped in reads", "namespace `a_c` reads what `abc` wrote under the same id",
+        M + "ST-008")
+class ReadLikeUnderscore(DocStorage):
+    def load(self, table: dict[str, str], key: str, id: str) -> Obj | None:
+        namespace = next(ns for ns, t in self.disk.items() if t is table)
+        like = re.compile(namespace.replace("_", "."))
+        for name in sorted(self.disk):  # the first matching row wins
+            if like.fullmatch(name) and key in self.disk[name]:
+                return super().load(self.disk[name], key, id)
+        return None
+
+
 @mutant("namespace_cut_32", "a VARCHAR(32) namespace column in MySQL non-strict mode / "
         "a 32-byte key field", "namespace names cut to 32 characters: names equal in their "
         "first 32 characters share their data", M + "ST-008")
