@@ -293,8 +293,8 @@ class Rdq:
 
     def forget_name(self, name: str) -> None:
         """Do not drop ``name`` at teardown: a :meth:`new_name` the test only built
-        other names on and never opened (dropping a namespace never opened is
-        RDQ-ST-007, a SHOULD, which must not decide another requirement)."""
+        other names on and never opened (there is nothing to drop; whether dropping
+        a namespace never opened succeeds is RDQ-ST-007's to judge)."""
         if name in self._names:
             self._names.remove(name)
 
