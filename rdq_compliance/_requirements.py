@@ -120,6 +120,18 @@ REQUIREMENTS: tuple[Requirement, ...] = (
        "with a plain model"),
     _r("RDQ-ST-007", SHOULD, "storage", ("C14",),
        "Dropping a namespace that holds nothing succeeds"),
+    # namespace names
+    _r("RDQ-ST-008", MUST, "namespaces", ("C14",),
+       "Every valid namespace name is accepted and is a namespace of its own: 1 to 40 "
+       "characters, digits and _, prefixes of one another, LIKE look-alikes, names equal in "
+       "their first 32 characters; dropping one leaves the others intact"),
+    # many envelopes, aliasing
+    _r("RDQ-ST-009", MUST, "storage", ("C13", "C13a"),
+       "No eviction: several hundred envelopes written (some rewritten) to one namespace "
+       "are each read back as last written"),
+    _r("RDQ-ST-010", MUST, "storage", ("C13a",),
+       "What is stored is what was written: changing the object passed to write afterwards "
+       "(headers, unknown fields, detail) changes nothing stored (Python adapters)"),
     # upgrades across plugin releases (two kit runs: --rdq-upgrade-save, --rdq-upgrade-check)
     _r("RDQ-UP-001", MUST, "upgrade", ("C19", "C13"),
        "Every envelope the previous release wrote reads back unchanged after the new "

@@ -221,6 +221,15 @@ class Rdq:
         new.rdq_envelopes = [_canonical(e) for e in envelopes]  # type: ignore[attr-defined]
         raise new from None
 
+    def not_applicable(self, reason: str) -> NoReturn:
+        """Skip a test that does not apply to this plugin at all (the report says
+        ``not-applicable`` for a requirement whose every test says so, never
+        ``incomplete``). Only for what the plugin cannot do by its nature (an
+        out-of-process testee), never for what it merely does not declare."""
+        __tracebackhide__ = True
+        self.item.user_properties.append(("rdq_not_applicable", "1"))
+        pytest.skip(reason)
+
     def call(
         self, operation: str, fn: Callable[..., Any], *args: Any,
         envelopes: Collection[Envelope] = (),
@@ -269,6 +278,25 @@ class Rdq:
         assert NAMESPACE_PATTERN.fullmatch(name), name
         self._names.append(name)
         return name
+
+    def claim_name(self, name: str) -> str:
+        """Register ``name`` (a valid namespace name the test built, e.g. on top of
+        :meth:`new_name`) so that teardown drops it like a fresh one; returns it.
+
+        Only names unique to this test may be claimed: teardown drops them."""
+        if not isinstance(name, str) or not NAMESPACE_PATTERN.fullmatch(name):
+            raise ValueError(f"namespace name={name!r} does not match "
+                             f"{NAMESPACE_PATTERN.pattern} (C14)")
+        if name not in self._names:
+            self._names.append(name)
+        return name
+
+    def forget_name(self, name: str) -> None:
+        """Do not drop ``name`` at teardown: a :meth:`new_name` the test only built
+        other names on and never opened (there is nothing to drop; whether dropping
+        a namespace never opened succeeds is RDQ-ST-007's to judge)."""
+        if name in self._names:
+            self._names.remove(name)
 
     def namespace(self, name: str | None = None) -> Namespace:
         """Open an adapter on ``name`` (default: a fresh namespace).
@@ -480,6 +508,9 @@ class Namespace:
         self.name = name
         self.adapter = adapter
         self.closed = False
+        self.last_given: Envelope | None = None
+        """The object the plugin got in the last successful ``write`` (C13a: the
+        kit may change it afterwards; what is stored must not change)."""
 
     def write(self, env: Envelope, *, allow: Collection[str] = ()) -> StorageError | None:
         """Write ``env``. A refusal with a code in ``allow`` is returned; any other
@@ -510,6 +541,7 @@ class Namespace:
                 detail=format_diff(mutated),
                 envelopes=(env,),
             )
+        self.last_given = given_env
         return None
 
     def read(self, id: str, *, expected: Envelope | None = None) -> Envelope | None:

@@ -8,6 +8,7 @@ controller too) and read by :mod:`.reporting_plugin`. Per-test facts travel in
 - ``("rdq_level", "MUST")``
 - ``("rdq_clauses", "C3 C4")``
 - ``("rdq_plugin", "<plugin label>")``
+- ``("rdq_not_applicable", "1")`` on a test skipped as not applicable (``Rdq.not_applicable``)
 """
 
 from __future__ import annotations

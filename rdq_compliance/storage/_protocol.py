@@ -94,11 +94,17 @@ class Adapter(Protocol):
     def write(self, envelope: Envelope) -> None:
         """Create or wholly replace the envelope with ``envelope.id`` (C13).
 
-        Raise :class:`StorageError` to refuse it (C16/C17).
+        Store the value ``envelope`` has at the time of the call (C13a): keep no
+        reference to it or to its containers (``headers``, ``extra``, an attempt's
+        ``extra``, ``error.detail``, nested values): the caller may change them
+        after ``write`` returns, and that must change nothing stored. Serialize it,
+        or copy it deeply. Do not change it either. Raise :class:`StorageError` to
+        refuse it (C16/C17).
         """
 
     def read(self, id: str) -> Envelope | None:
-        """Return the last envelope written with ``id``, or ``None`` (C13)."""
+        """Return the last envelope written with ``id``, or ``None`` (C13). How many
+        envelopes the namespace holds never matters: no eviction (C13a)."""
 
     def close(self) -> None:
         """Release what the adapter holds. The data stays (C15 for durable plugins)."""
@@ -113,11 +119,18 @@ class Storage(Protocol):
         """Name, version, envelope versions and capabilities."""
 
     def open(self, namespace: str) -> Adapter:
-        """Open an adapter on ``namespace`` (C14), creating what it needs."""
+        """Open an adapter on ``namespace`` (C14), creating what it needs.
+
+        Every name matching :data:`NAMESPACE_PATTERN` is accepted, from ``a`` to
+        40 characters, and is a namespace of its own: ``ab``, ``abc`` and ``ab_c``
+        are three namespaces, so are two names equal in their first 32 characters
+        (mind identifier and column length limits)."""
 
     def drop(self, namespace: str) -> None:
         """Remove all data of ``namespace`` and nothing else (C14). Dropping an
-        unknown namespace is not an error."""
+        unknown namespace is not an error. Match the name exactly: never by
+        prefix (``SCAN ab*``, ``LIKE 'ab%'``) nor as a ``LIKE`` pattern, where
+        ``_`` matches any character."""
 
     def close(self) -> None:
         """Release connections. Called once at the end of the run."""

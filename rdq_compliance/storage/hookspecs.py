@@ -61,4 +61,13 @@ def rdq_storage_open(options: Mapping[str, str]) -> Storage:  # type: ignore[emp
     :class:`~rdq_compliance.StorageUnavailable` when the server cannot be
     reached, naming the server and the setting to change; the kit then reports
     one clear error instead of a failure per test.
+
+    What the storage must do (checked by the suites; details on
+    :class:`~rdq_compliance.Storage` and :class:`~rdq_compliance.Adapter`):
+    every namespace name matching ``[a-z][a-z0-9_]{0,39}`` is a namespace of its
+    own, ``a`` as much as a 40-character name, and names that are prefixes of one
+    another, equal in their first 32 characters or alike as SQL ``LIKE`` patterns
+    never share data and are never dropped together (C14); an adapter keeps no
+    reference to the envelope object it was given, and holds any number of
+    envelopes without evicting one (C13a).
     """

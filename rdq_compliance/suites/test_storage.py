@@ -1,16 +1,18 @@
 """Storage semantics: write replaces (C13), namespaces (C14), the size limit (C2),
-and a state machine of writes, rewrites, reads and drops checked against a plain
-model (RDQ-ST-001 … RDQ-ST-007)."""
+a state machine of writes, rewrites, reads and drops checked against a plain
+model, no eviction and no aliasing of the written object (C13a) (RDQ-ST-001 …
+RDQ-ST-007, RDQ-ST-009, RDQ-ST-010; namespace names, RDQ-ST-008: test_namespaces.py)."""
 
 from __future__ import annotations
 
 import dataclasses
 import random
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from hypothesis import strategies as st
-from hypothesis.stateful import Bundle, RuleBasedStateMachine, rule
+from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, rule
 
 from rdq_compliance._pytest._context import Namespace, Rdq
 from rdq_compliance.envelope import (
@@ -23,7 +25,9 @@ from rdq_compliance.envelope import (
     encode,
     validate,
 )
+from rdq_compliance.storage._stdio import StdioStorage
 from rdq_compliance.strategies import envelopes, ids
+from rdq_compliance.suites._names import PAIRS, pair
 from rdq_compliance.suites._support import T0, base_envelope, requirement, ulid, with_error
 
 
@@ -155,11 +159,13 @@ def test_near_one_mib_envelope(rdq: Rdq, kind: str) -> None:
 
 
 class _World:
-    """Two namespaces of the plugin and the plain model they must agree with."""
+    """Two namespaces of the plugin and the plain model they must agree with; their
+    names have the ``shape`` of one of ``_names.PAIRS`` (C14: alike names)."""
 
-    def __init__(self, rdq: Rdq) -> None:
+    def __init__(self, rdq: Rdq, shape: str = "unrelated") -> None:
         self.rdq = rdq
-        self.names = [rdq.new_name(), rdq.new_name()]
+        self.shape = shape
+        self.names = pair(rdq, shape)
         self.ns: list[Namespace] = [rdq.namespace(n) for n in self.names]
         self.model: list[dict[str, Envelope]] = [{}, {}]
         self.ops: list[tuple[Any, ...]] = []
@@ -170,7 +176,8 @@ class _World:
         try:
             self._apply(op)
         except BaseException as exc:
-            exc.rdq_example = ("machine", {"ops": list(self.ops)})  # type: ignore[attr-defined]
+            exc.rdq_example = (  # type: ignore[attr-defined]
+                "machine", {"ops": list(self.ops), "shape": self.shape})
             raise
 
     def _apply(self, op: tuple[Any, ...]) -> None:
@@ -205,11 +212,14 @@ class _World:
 @requirement("RDQ-ST-006")
 def test_state_machine_agrees_with_model(rdq: Rdq) -> None:
     """RDQ-ST-006 (C13, C14): random sequences of writes, rewrites, reads, adapter reopens
-    and drops across two namespaces agree with a plain dict model."""
+    and drops across two namespaces agree with a plain dict model. The two names are
+    unrelated, or alike as C14 lists (a prefix of the other, a LIKE look-alike, equal in
+    the first 32 characters)."""
     case = rdq.replay
     if case is not None and case.check == "machine":
-        world = _World(rdq)
-        for op in case.example_kwargs()["ops"]:
+        kwargs = case.example_kwargs()
+        world = _World(rdq, kwargs.get("shape", "unrelated"))
+        for op in kwargs["ops"]:
             world.apply(tuple(op))
         return
 
@@ -223,7 +233,16 @@ def test_state_machine_agrees_with_model(rdq: Rdq) -> None:
 
         def __init__(self) -> None:
             super().__init__()
-            self.world = _World(rdq)
+            self._world: _World | None = None
+
+        @initialize(shape=st.sampled_from(PAIRS))
+        def names(self, shape: str) -> None:
+            self._world = _World(rdq, shape)
+
+        @property
+        def world(self) -> _World:
+            assert self._world is not None, "initialize runs before every rule"
+            return self._world
 
         # Every write is read straight back as well: a store that loses writes
         # only in some state (after a drop, say) is caught at the first one.
@@ -252,7 +271,8 @@ def test_state_machine_agrees_with_model(rdq: Rdq) -> None:
             self.world.apply((kind, i))
 
         def teardown(self) -> None:
-            self.world.release()
+            if self._world is not None:
+                self._world.release()
 
     rdq.run_machine(StorageMachine)
 
@@ -267,3 +287,120 @@ def test_dropping_an_empty_namespace_succeeds(rdq: Rdq) -> None:
     empty.close()
     rdq.drop(empty.name)
     rdq.namespace(empty.name).expect(ulid(60), None, why="the namespace was dropped")
+
+
+# -- many envelopes in one namespace (C13a: no eviction) -------------------------------------
+
+#: How many envelopes RDQ-ST-009 writes to one namespace before reading any back.
+MANY = {"quick": 300, "ci": 500, "thorough": 10_000}
+_REWRITE_EVERY = 7
+
+
+def _numbered(n: int, version: int) -> Envelope:
+    """Envelope ``n`` of RDQ-ST-009 as of its ``version``-th write: every one differs in
+    its timestamps (milliseconds), payload, headers, unknown fields and ``detail``."""
+    rng = random.Random(n * 31 + version)
+    env = with_error(
+        base_envelope(
+            1_000 + n,
+            payload=rng.randbytes(rng.randrange(0, 48)),
+            headers={"x-n": str(n), "x-version": str(version)},
+            created_at=T0 + timedelta(milliseconds=n * 7 + version),
+            extra={"x_n": n, "x_version": version, "x_float": n / 8},
+        ),
+        detail={"n": n, "version": version, "trace": [n, str(version)]},
+    )
+    return env
+
+
+@requirement("RDQ-ST-009")
+def test_many_envelopes_are_all_kept(rdq: Rdq) -> None:
+    """RDQ-ST-009 (C13, C13a: no eviction): several hundred envelopes are written to one
+    namespace, every seventh is then rewritten, and only then is every one read back:
+    each returns its last write (a store that keeps only the latest few, or serves them
+    from a bounded cache over a lossy store, fails)."""
+    count = MANY[rdq.settings.profile]
+    ns = rdq.namespace()
+    for n in range(count):
+        ns.write(_numbered(n, 0))
+    rewritten = range(0, count, _REWRITE_EVERY)
+    for n in rewritten:
+        ns.write(_numbered(n, 1))
+    for n in range(count):
+        version = 1 if n % _REWRITE_EVERY == 0 else 0
+        ns.expect(ulid(1_000 + n), _numbered(n, version),
+                  why=f"envelope {n + 1} of {count} written to this namespace"
+                  + (" (rewritten after all of them)" if version else ""))
+
+
+# -- what is stored is what was written (C13a) ------------------------------------------------
+
+
+def _aliasable(n: int) -> Envelope:
+    """An envelope with a mutable container in every place C13a names: headers, unknown
+    fields at every level, ``detail`` (nested: a store that copies one level deep fails)."""
+    env = with_error(
+        base_envelope(n, extra={"x_obj": {"list": [1, {"k": "v"}], "empty": {}},
+                                "x_list": [[], "s"]}),
+        detail={"retry": [1, 2], "ctx": {"a": {}}},
+        extra={"x_err": [{"a": 1}]},
+    )
+    first = env.attempts[0]
+    return dataclasses.replace(
+        env, attempts=(dataclasses.replace(first, extra={"x_att": {"n": [1]}}),))
+
+
+def _deface(value: Any) -> None:
+    """Change every JSON container inside ``value`` in place, innermost first."""
+    if isinstance(value, dict):
+        for item in value.values():
+            _deface(item)
+        value["x_changed_by_caller"] = True
+    elif isinstance(value, list):
+        for item in value:
+            _deface(item)
+        value.append("changed by the caller")
+
+
+def _change_written(env: Envelope) -> None:
+    """What a caller may do to its own envelope object after ``write`` returned: change
+    every container the model lets it change (the model objects themselves are frozen;
+    ``attempts`` is a tuple)."""
+    headers = env.headers
+    if isinstance(headers, dict):
+        headers.clear()
+        headers["x-changed-by-caller"] = "yes"
+    _deface(env.extra)
+    for attempt in env.attempts:
+        _deface(attempt.extra)
+        if attempt.error is not None:
+            _deface(attempt.error.detail)
+            _deface(attempt.error.extra)
+
+
+@requirement("RDQ-ST-010")
+def test_changing_the_written_object_changes_nothing_stored(rdq: Rdq) -> None:
+    """RDQ-ST-010 (C13a): after ``write`` returns, the kit changes the very object the
+    plugin was given (its headers, unknown fields, ``detail``, nested values included):
+    what is read back, before and after that change, is what was written.
+
+    Python adapters only: a testee gets JSON text, through which it cannot keep a
+    reference to the caller's object, so the requirement does not apply to it."""
+    if isinstance(rdq.runtime.storage, StdioStorage):
+        rdq.not_applicable("C13a concerns Python adapters: a testee is sent JSON text and "
+                           "cannot keep a reference to the kit's envelope object")
+    ns = rdq.namespace()
+    written = [_aliasable(n) for n in (90, 91, 92)]
+    given: list[Envelope] = []
+    for env in written:
+        ns.write(env)
+        assert ns.last_given is not None
+        given.append(ns.last_given)
+    # Read once before the change: a store that keeps the object and copies it on each
+    # read still fails afterwards.
+    ns.expect(written[0].id, written[0])
+    for obj in given:
+        _change_written(obj)
+    for env in written:
+        ns.expect(env.id, env, why="the kit changed the object it had passed to write, "
+                  "after write returned (C13a: the stored envelope is the value at the call)")

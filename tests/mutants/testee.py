@@ -68,6 +68,7 @@ DEFECTS = {
     "trim_space": "error messages and stacks trimmed (Go strings.TrimSpace)",
     "not_durable": "claims durable but keeps everything in process memory",
     "wrong_version_code": "undeclared envelope versions rejected with INVALID_ENVELOPE",
+    "drop_prefix": "drop removes every namespace whose name starts with the one dropped",
     # faults
     "crash": "exits with status 3 in the middle of the 5th write",
     "hang": "stops answering at the 5th read",
@@ -254,6 +255,10 @@ class Testee:
         return self.dump({"seq": seq, "ok": True, "envelope": env})
 
     def drop(self, namespace: str) -> None:
+        if self.defect == "drop_prefix":  # rm -rf "$STATE/$ns"*
+            for other in [d for d in self.state.glob(namespace + "*") if d.is_dir()]:
+                self._drop_dir(other)
+            return
         if self.memory is not None:
             self.memory.pop(namespace, None)
             return
@@ -262,6 +267,9 @@ class Testee:
             trash = self.state / ".trash" / str(len(list(self.state.glob(".trash/*"))))
             trash.mkdir(parents=True)
             directory.rename(trash / namespace)
+        self._drop_dir(directory)
+
+    def _drop_dir(self, directory: Path) -> None:
         if directory.exists():
             for f in directory.iterdir():
                 f.unlink()

@@ -19,11 +19,13 @@ import atexit
 import base64
 import hashlib
 import json
+import re
 import shutil
 import struct
 import tempfile
 import threading
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -42,6 +44,7 @@ from ._adapter import (
     ATTEMPT_FIELDS,
     ENVELOPE_FIELDS,
     ERROR_FIELDS,
+    DocAdapter,
     DocStorage,
     Obj,
     cut_utf8,
@@ -760,6 +763,148 @@ class MysqlText64k(DocStorage):
             raise StorageError(ErrorCode.PAYLOAD_TOO_LARGE, f"{size} bytes > TEXT (65535)")
 
 
+# -- namespace names (C14), eviction and aliasing (C13a) ------------------------------------
+
+
+@mutant("drop_by_prefix", "Redis `SCAN MATCH ns*` without a separator after the name / "
+        "`DELETE … WHERE ns LIKE 'ab%'`", "dropping a namespace also drops every namespace "
+        "whose name it is a prefix of", M + "ST-008")
+class DropByPrefix(DocStorage):
+    def drop(self, namespace: str) -> None:
+        for name in [n for n in self.disk if n.startswith(namespace)]:
+            del self.disk[name]
+
+
+@mutant("drop_like_underscore", "`DELETE … WHERE ns LIKE %s` with the name as the pattern: "
+        "`_` left unescaped", "dropping `a_c` also drops `abc` (`_` matches any character)",
+        M + "ST-008")
+class DropLikeUnderscore(DocStorage):
+    def drop(self, namespace: str) -> None:
+        like = re.compile(namespace.replace("_", "."))
+        for name in [n for n in self.disk if like.fullmatch(n)]:
+            del self.disk[name]
+
+
+@mutant("read_like_underscore", "`SELECT … WHERE ns LIKE %s AND id = %s`: `_` left "
+        "unescaped in reads", "namespace `a_c` reads what `abc` wrote under the same id",
+        M + "ST-008")
+class ReadLikeUnderscore(DocStorage):
+    def load(self, table: dict[str, str], key: str, id: str) -> Obj | None:
+        namespace = next(ns for ns, t in self.disk.items() if t is table)
+        like = re.compile(namespace.replace("_", "."))
+        for name in sorted(self.disk):  # the first matching row wins
+            if like.fullmatch(name) and key in self.disk[name]:
+                return super().load(self.disk[name], key, id)
+        return None
+
+
+@mutant("namespace_cut_32", "a VARCHAR(32) namespace column in MySQL non-strict mode / "
+        "a 32-byte key field", "namespace names cut to 32 characters: names equal in their "
+        "first 32 characters share their data", M + "ST-008")
+class NamespaceCut32(DocStorage):
+    def table(self, namespace: str) -> dict[str, str]:
+        return super().table(namespace[:32])
+
+    def drop(self, namespace: str) -> None:
+        super().drop(namespace[:32])
+
+
+@mutant("oracle_identifier_30", "a table per namespace named rdq_<ns> on Oracle before "
+        "12.2 (identifiers of at most 30 bytes, ORA-00972)", "refuses namespace names longer "
+        "than 26 characters", M + "ST-008")
+class OracleIdentifier30(DocStorage):
+    def open(self, namespace: str) -> DocAdapter:
+        if len(f"rdq_{namespace}") > 30:
+            raise StorageError(ErrorCode.INTERNAL,
+                               f"ORA-00972: identifier is too long: rdq_{namespace}")
+        return super().open(namespace)
+
+
+@mutant("namespace_regex_min_2", "a hand-written name check `[a-z][a-z0-9_]{1,39}` (off by "
+        "one)", "refuses one-character namespace names", M + "ST-008")
+class NamespaceRegexMin2(DocStorage):
+    def open(self, namespace: str) -> DocAdapter:
+        if not re.fullmatch(r"[a-z][a-z0-9_]{1,39}", namespace):
+            raise StorageError(ErrorCode.INVALID_ENVELOPE, f"bad namespace {namespace!r}")
+        return super().open(namespace)
+
+
+@mutant("capped_store_256", "a capped collection (MongoDB capped, Redis XADD MAXLEN 256) "
+        "holding a namespace's envelopes", "keeps only the 256 envelopes written last in a "
+        "namespace", M + "ST-009")
+class CappedStore256(DocStorage):
+    CAP = 256
+
+    def store(self, table: dict[str, str], key: str, doc: Obj) -> None:
+        table.pop(key, None)  # a rewrite counts as the newest
+        super().store(table, key, doc)
+        while len(table) > self.CAP:
+            del table[next(iter(table))]
+
+
+@mutant("lru_cache_over_lossy_store", "a bounded read cache (LRU of 64, e.g. Caffeine or "
+        "functools.lru_cache) in front of a DATETIME column without fsp", "reads are exact "
+        "while the envelope is cached; after 64 other writes, the store's copy has lost the "
+        "milliseconds", M + "ST-009")
+class LruCacheOverLossyStore(DocStorage):
+    capabilities = frozenset()  # not durable: C15 would see the loss without any eviction
+    durable_disk = False
+    SIZE = 64
+
+    def __init__(self, entry_id: str) -> None:
+        super().__init__(entry_id)
+        self.cache: OrderedDict[tuple[str, str], str] = OrderedDict()
+
+    def write(self, namespace: str, env: Envelope) -> None:
+        self.cache[(namespace, env.id)] = encode(env)
+        self.cache.move_to_end((namespace, env.id))
+        while len(self.cache) > self.SIZE:
+            self.cache.popitem(last=False)
+        doc = _ts_map(lambda d: d.replace(microsecond=0))(json.loads(encode(env)))
+        self.store(self.table(namespace), env.id, doc)
+
+    def read(self, namespace: str, id: str) -> Any:
+        text = self.cache.get((namespace, id))
+        if text is None:
+            return super().read(namespace, id)
+        self.cache.move_to_end((namespace, id))
+        return self.build(json.loads(text))
+
+    def drop(self, namespace: str) -> None:
+        super().drop(namespace)
+        for key in [k for k in self.cache if k[0] == namespace]:
+            del self.cache[key]
+
+
+@mutant("keeps_caller_object", "an in-memory store (a test fake, a Java map of mutable "
+        "objects) keeping the envelope object it was given", "the caller's later changes to "
+        "its object (headers, unknown fields, detail) show in what is read", M + "ST-010")
+class KeepsCallerObject(DocStorage):
+    capabilities = frozenset()
+
+    def __init__(self, entry_id: str) -> None:
+        super().__init__(entry_id)
+        self.objects: dict[str, dict[str, Envelope]] = {}
+
+    def write(self, namespace: str, env: Envelope) -> None:
+        self.objects.setdefault(namespace, {})[env.id] = env
+
+    def read(self, namespace: str, id: str) -> Any:
+        return self.objects.get(namespace, {}).get(id)
+
+    def drop(self, namespace: str) -> None:
+        self.objects.pop(namespace, None)
+
+
+@mutant("shallow_copy_on_write", "an in-memory store copying the envelope one level deep "
+        "(`dict(env.extra)`, Java `new HashMap<>(headers)`)", "nested unknown-field values "
+        "and `detail` stay shared with the caller's object", M + "ST-010")
+class ShallowCopyOnWrite(KeepsCallerObject):
+    def write(self, namespace: str, env: Envelope) -> None:
+        shallow = replace(env, headers=dict(env.headers), extra=dict(env.extra))
+        super().write(namespace, shallow)
+
+
 # -- versions (C16) -------------------------------------------------------------------------
 
 
@@ -894,6 +1039,9 @@ for _id, _system, _defect, _catches in (
      "loses everything when the testee restarts", (R + "003",)),
     ("wrong_version_code", "version check reusing the validation error code",
      "undeclared envelope versions rejected with INVALID_ENVELOPE", (M + "VER-002",)),
+    ("drop_prefix", "a file store dropping with a shell glob: rm -rf \"$STATE/$ns\"*",
+     "dropping a namespace also drops every namespace whose name it is a prefix of",
+     (M + "ST-008",)),
 ):
     testee(f"t_{_id}", Kind.MUTANT, _system, _defect, ("--defect", _id), _catches,
            cli=_id == "ts_offset")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from rdq_compliance.suites._names import PAIRS
 from tests.pytest_plugin._standin import run
 
 
@@ -72,6 +73,7 @@ def test_failing_state_machine_is_replayed_from_its_steps(kit: pytest.Pytester) 
     path = _replay_line(result).split("--rdq-replay ")[1]
     case = json.loads((kit.path / path).read_text())
     assert case["check"] == "machine" and case["example"]["ops"]
+    assert case["example"]["shape"] in PAIRS  # the names' shape is replayed too (C14)
     again = run(kit, "--rdq-plugin=fake", "--rdq-option=fault=forgetful", "--rdq-replay", path)
     again.assert_outcomes(failed=1)
     again.stdout.fnmatch_lines(["*RDQ-ST-006*", "*returned None, expected the envelope written*"])
