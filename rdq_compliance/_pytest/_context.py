@@ -69,6 +69,7 @@ _KNOWN_ATTEMPT = {
 _KNOWN_ERROR = {"type": "C4", "message": "C1 C4", "detail": "C10 C5", "stack": "C1 C4"}
 _PRETTY_LIMIT = 6_000
 _ns_counter = itertools.count()
+_PROCESS_TOKEN = secrets.token_hex(4)  # for an Rdq built without a run token (the kit's tests)
 
 
 def clauses_for_pointer(d: Difference) -> str:
@@ -118,6 +119,10 @@ class KitSettings:
     timeout: float
     failures_dir: Path
     replay: Case | None
+    run_token: str = ""
+    """Shared by every process of one run; in every namespace name (see Rdq.new_name)."""
+    worker: str = ""
+    """The xdist worker number ("" outside xdist): names of two workers never collide."""
 
 
 def pretty(env: Envelope) -> str:
@@ -264,8 +269,14 @@ class Rdq:
     # -- namespaces ----------------------------------------------------------
 
     def new_name(self) -> str:
-        """A namespace name no other test (or xdist worker, or earlier run) uses."""
-        name = f"t{secrets.token_hex(6)}{next(_ns_counter):x}"
+        """A namespace name no other test (or xdist worker, or other run) uses:
+        ``t`` + the run's token + the worker number + ``w`` + a counter (hex), at most
+        20 characters. Every name of one run starts with ``t<run token>``, so that two
+        runs on one server never touch each other's data and a run can find exactly
+        its own namespaces (issue 12 §4)."""
+        token = self.settings.run_token or _PROCESS_TOKEN
+        name = f"t{token}{self.settings.worker}w{next(_ns_counter):x}"
+        assert len(name) <= 20, name
         assert NAMESPACE_PATTERN.fullmatch(name), name
         self._names.append(name)
         return name

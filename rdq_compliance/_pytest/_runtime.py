@@ -267,6 +267,8 @@ def _storage_shape(storage: object) -> str | None:
 
 def _unavailable_message(label: str, exc: StorageUnavailable) -> str:
     hint = f" (set it with --rdq-option {label}.{exc.setting}=VALUE)" if exc.setting else ""
+    if label == "stdio" and exc.setting == "command":
+        hint = " (change --rdq-testee CMD, or RDQ_TESTEE)"
     return f"plugin {label!r} is unavailable: {exc.message}{hint}"
 
 

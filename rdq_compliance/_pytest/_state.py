@@ -46,6 +46,8 @@ class KitRun:
     aborted: str | None = None
     """Why the run stopped early (crashed testee, -x, interrupt), when it did."""
     notes: list[str] = field(default_factory=list)
+    run_token: str | None = None
+    """In the name of every namespace of this run (shared by the xdist workers)."""
 
 
 RUN_KEY = pytest.StashKey[KitRun]()

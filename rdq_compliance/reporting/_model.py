@@ -109,6 +109,8 @@ class RunMeta:
     """Why the run stopped early (-x, interrupt, crashed testee), when it did."""
     notes: tuple[str, ...] = ()
     """What else the kit noticed (a storage that had to be reopened, a failed close)."""
+    run_token: str | None = None
+    """The token in the name of every namespace this run created (issue 12 §4)."""
 
 
 def clip_message(text: str | None) -> str | None:

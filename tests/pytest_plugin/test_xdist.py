@@ -3,6 +3,8 @@ every namespace dropped, and the storage's declaration known to the controller."
 
 from __future__ import annotations
 
+import json
+import re
 from collections import defaultdict
 
 import pytest
@@ -15,7 +17,7 @@ def test_two_workers_use_disjoint_namespaces_and_drop_them(kit: pytest.Pytester)
     log = kit.path / "calls.log"
     result = run(kit, "-n", "2", "--rdq-plugin=fake", f"--rdq-option=log={log}",
                  "-k", "test_storage or test_payload_bytes", "--junitxml=out.xml",
-                 subprocess=True)
+                 "--rdq-allow-incomplete", "--rdq-report=report.json", subprocess=True)
     assert result.ret == 0, result.stdout.str()[-3000:]
     outcomes = result.parseoutcomes()
     assert outcomes["passed"] >= 15 and "failed" not in outcomes
@@ -32,5 +34,11 @@ def test_two_workers_use_disjoint_namespaces_and_drop_them(kit: pytest.Pytester)
     assert all(len(p) == 1 for p in opened.values())  # no namespace used by two workers
     assert all(NAMESPACE_PATTERN.fullmatch(ns) for ns in opened)
     assert set(opened) <= dropped  # every namespace dropped at teardown
+    # Issue 12 §4: one run, one token, shared by the workers and recorded in the report.
+    token = json.loads((kit.path / "report.json").read_text(encoding="utf-8"))["run_token"]
+    assert re.fullmatch("[0-9a-f]{8}", token), token
+    assert all(ns.startswith(f"t{token}") and len(ns) <= 20 for ns in opened), sorted(opened)
+    workers = {ns[9:ns.index("w", 9)] for ns in opened}
+    assert workers == {"0", "1"}, sorted(opened)
     # the report glue on the controller saw the plugin's declaration
     assert "plugin fake (standin 0.1" in result.stdout.str()
