@@ -1061,6 +1061,13 @@ class FaultHangOnce(DocStorage):
         return super().read(namespace, id)
 
 
+@fault("fault_hang_every_read", "every read blocks forever (a reader deadlocked on a lock)",
+       "hung 3 times in a row in read")
+class FaultHangEveryRead(DocStorage):
+    def read(self, namespace: str, id: str) -> Any:
+        threading.Event().wait()
+
+
 @fault("fault_info_wrong_type", "info is a dict, not a StorageInfo", "StorageInfo", "info")
 class FaultInfoWrongType(DocStorage):
     @property
@@ -1072,6 +1079,7 @@ for _id, _defect, _texts, _timeout in (
     ("crash", "exits with status 3 in the middle of the 5th write", ("exit status 3", "crash"),
      10.0),
     ("hang", "stops answering at the 5th read", ("did not answer", "0.5"), 0.5),
+    ("hang_every_read", "never answers a read", ("hung 3 times in a row in read",), 0.5),
     ("garbage", "prints 'hello world' instead of the 5th read's response",
      ("hello world",), 10.0),
     ("wrong_seq", "answers the 5th read with seq + 1", ("seq",), 10.0),
