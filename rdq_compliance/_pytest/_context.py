@@ -196,6 +196,14 @@ class Rdq:
             return None
         return case
 
+    def not_applicable(self, reason: str) -> NoReturn:
+        """Skip a test that does not apply to what the plugin declares (e.g. the
+        undeclared-version case of a version it declares). Reported ``not_applicable``:
+        unlike a skip, it never makes the verdict incomplete."""
+        __tracebackhide__ = True
+        self.item.user_properties.append(("rdq_not_applicable", "1"))
+        pytest.skip(reason)
+
     # -- failing -------------------------------------------------------------
 
     def message(self, summary: str, detail: str = "", envelopes: Iterable[Envelope] = ()) -> str:

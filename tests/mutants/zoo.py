@@ -788,6 +788,18 @@ class WrongCodeForVersion(DocStorage):
             raise StorageError(ErrorCode.INVALID_ENVELOPE, "unknown envelope_version")
 
 
+@mutant("declared_v2_read_as_v1", "a plugin that declares {1, 2} but parses every stored "
+        "document with its v1 model, which stamps its own version", "declares envelope "
+        "versions {1, 2}; reads a version-2 envelope back as version 1", M + "VER-001")
+class DeclaredV2ReadAsV1(DocStorage):
+    versions = frozenset({1, 2})
+
+    def on_read(self, doc: Obj) -> Obj:
+        if doc.get("envelope_version") == 2:
+            doc["envelope_version"] = 1
+        return doc
+
+
 # -- truncation (C1) --------------------------------------------------------------------------
 
 
@@ -965,6 +977,18 @@ class OkExtraCapability(DocStorage):
 @correct("ok_rejects_other_versions", "a strict v1-only plugin",
          "rejects undeclared versions with UNSUPPORTED_ENVELOPE_VERSION (C16)")
 class OkRejectsOtherVersions(DocStorage):
+    def admit(self, env: Envelope) -> None:
+        if env.envelope_version not in self.versions:
+            raise StorageError(ErrorCode.UNSUPPORTED_ENVELOPE_VERSION,
+                               f"envelope_version={env.envelope_version} is not supported")
+
+
+@correct("ok_declares_v1_v2", "a plugin that stores versions 1 and 2 as they come",
+         "declares envelope versions {1, 2} and stores both exactly (C16); its "
+         "undeclared-version cases of version 2 do not apply")
+class OkDeclaresV1V2(DocStorage):
+    versions = frozenset({1, 2})
+
     def admit(self, env: Envelope) -> None:
         if env.envelope_version not in self.versions:
             raise StorageError(ErrorCode.UNSUPPORTED_ENVELOPE_VERSION,
