@@ -258,6 +258,13 @@ class Rdq:
                 return err
             tb = format_plugin_traceback(err)
             detail = f"plugin traceback:\n{tb}" if tb else ""
+            if tb:
+                # A plugin whose every call raises the same exception: its traceback once
+                # (per process), then a one-line pointer (issue 14 §4).
+                key = (type(err).__name__, str(err), tb)
+                first = self.runtime.shown_tracebacks.setdefault(key, self.item.nodeid)
+                if first != self.item.nodeid:
+                    detail = f"plugin traceback: the same as shown for {first}"
             violations = getattr(err, "violations", None)
             if isinstance(violations, list) and violations and all(
                 isinstance(v, Violation) for v in violations

@@ -66,6 +66,8 @@ class PluginRuntime:
         """Namespaces the kit could not drop: name -> why (reported once, at close)."""
         self._reopen_failure: str | None = None
         self._runner = Runner(f"rdq-plugin-{self.label}")
+        self.shown_tracebacks: dict[tuple[str, str, str], str] = {}
+        """(exception type, message, plugin traceback) -> the test that showed it first."""
         self._hangs: dict[str, list[str]] = {}
         """Per kind of operation (read, write, ...): the calls that outlived the timeout
         since the last call of that kind that answered. Per kind, because every test

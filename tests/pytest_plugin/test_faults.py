@@ -196,3 +196,16 @@ def test_report_says_why_a_broken_plugin_could_not_be_used(kit: pytest.Pytester)
     assert plugin["unavailable"].startswith(
         "plugin 'fake': storage.info returned"
     ), plugin["unavailable"]
+
+
+def test_the_same_exception_everywhere_shows_one_traceback(kit: pytest.Pytester) -> None:
+    """Issue 14 §4: a plugin whose every call raises the same exception gets its
+    traceback once; the other tests fail with a one-line pointer to it."""
+    result = _fault(kit, "raise-always", "-k", "test_payload_bytes_are_kept")
+    out = _no_internal_error(result)
+    failed = result.parseoutcomes()["failed"]
+    assert failed >= 3
+    assert out.count("ConnectionError: connection reset by peer") >= failed  # each says why
+    assert out.count("plugin traceback:\n") == 1, out
+    assert out.count("plugin traceback: the same as shown for rdq_compliance/suites/"
+                     "test_roundtrip.py::test_payload_bytes_are_kept[fake-") == failed - 1
