@@ -126,13 +126,6 @@ def _format_tail(tail: Sequence[str]) -> str:
     return f"\n--- last {len(lines)} line(s) of the testee's stderr ---\n" + "\n".join(lines)
 
 
-def _one_line_tail(tail: Sequence[str], lines: int = 5, limit: int = 600) -> str:
-    text = " | ".join(line.strip() for line in tail[-lines:] if line.strip())
-    if len(text) > limit:
-        text = "…" + text[-limit:]
-    return f"; its stderr ends: {text}" if text else "; it wrote nothing to stderr"
-
-
 _ERROR_LINE = re.compile(
     r"^\s*(?:[\w.]*(?:Error|Exception|Exit)\b|error\b|fatal\b|panic\b)", re.IGNORECASE)
 
