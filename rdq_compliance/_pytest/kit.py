@@ -195,6 +195,8 @@ class KitPlugin:
         self.settings = settings
         self.suites = suites
         self.runtimes = {p.label: PluginRuntime(p, _guard_timeout(p, settings)) for p in loaded}
+        self.shown: list[tuple[str, str]] = []
+        """(title, message) for the terminal summary: why a plugin could not be opened."""
         self.not_opened: dict[str, str] = {}
         """Plugins whose open failed at session start -> the one-line skip reason."""
 
@@ -203,7 +205,6 @@ class KitPlugin:
     def _is_xdist_controller(self) -> bool:
         return self.config.pluginmanager.has_plugin("dsession")
 
-    @pytest.hookimpl(trylast=True)  # after the terminal's header: a message may follow
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         if self.config.option.collectonly:
             return
@@ -222,7 +223,7 @@ class KitPlugin:
                 first = rt.dead.splitlines()[0]
                 put.unavailable = put.broken = first
                 self.not_opened[put.label] = (
-                    first + (" (its traceback is shown once, at the start of the run)"
+                    first + (" (its traceback is shown once, above the verdict)"
                              if "\n" in rt.dead else ""))
                 run.notes.append(first)
                 self._show_once(f"rdq: plugin {put.label!r} could not be opened", rt.dead)
@@ -230,13 +231,16 @@ class KitPlugin:
                 rt.close()  # the controller runs no test; it only wanted .info
 
     def _show_once(self, title: str, text: str) -> None:
-        if _in_xdist_worker(self.config):
-            return  # the controller opened the plugin too and says it
-        tr = self.config.pluginmanager.get_plugin("terminalreporter")
-        if tr is not None:
-            tr.write_sep("-", title, yellow=True)
+        # In the terminal summary, -q included: once per run, also under xdist, where
+        # the controller opens the plugin too and the workers print nothing.
+        self.shown.append((title, text))
+
+    @pytest.hookimpl(tryfirst=True)  # just before the verdict (reporting_plugin)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for title, text in self.shown:
+            terminalreporter.write_sep("-", title, yellow=True)
             for line in text.splitlines():
-                tr.write_line(line)
+                terminalreporter.write_line(line)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         run = self.config.stash[RUN_KEY]
