@@ -69,6 +69,7 @@ _KNOWN_ATTEMPT = {
 _KNOWN_ERROR = {"type": "C4", "message": "C1 C4", "detail": "C10 C5", "stack": "C1 C4"}
 _PRETTY_LIMIT = 6_000
 _ns_counter = itertools.count()
+_PROCESS_TOKEN = secrets.token_hex(4)  # for an Rdq built without a run token (the kit's tests)
 
 
 def clauses_for_pointer(d: Difference) -> str:
@@ -118,6 +119,10 @@ class KitSettings:
     timeout: float
     failures_dir: Path
     replay: Case | None
+    run_token: str = ""
+    """Shared by every process of one run; in every namespace name (see Rdq.new_name)."""
+    worker: str = ""
+    """The xdist worker number ("" outside xdist): names of two workers never collide."""
 
 
 def pretty(env: Envelope) -> str:
@@ -191,6 +196,15 @@ class Rdq:
             return None
         return case
 
+    def not_applicable(self, reason: str) -> NoReturn:
+        """Skip a test that does not apply to this plugin by what it declares or by its
+        nature (the undeclared-version case of a version it declares; C13a for an
+        out-of-process testee). Reported ``not-applicable``: unlike a skip, it never makes
+        the verdict incomplete. Never for a capability the plugin merely lacks."""
+        __tracebackhide__ = True
+        self.item.user_properties.append(("rdq_not_applicable", "1"))
+        pytest.skip(reason)
+
     # -- failing -------------------------------------------------------------
 
     def message(self, summary: str, detail: str = "", envelopes: Iterable[Envelope] = ()) -> str:
@@ -221,15 +235,6 @@ class Rdq:
         new.rdq_envelopes = [_canonical(e) for e in envelopes]  # type: ignore[attr-defined]
         raise new from None
 
-    def not_applicable(self, reason: str) -> NoReturn:
-        """Skip a test that does not apply to this plugin at all (the report says
-        ``not-applicable`` for a requirement whose every test says so, never
-        ``incomplete``). Only for what the plugin cannot do by its nature (an
-        out-of-process testee), never for what it merely does not declare."""
-        __tracebackhide__ = True
-        self.item.user_properties.append(("rdq_not_applicable", "1"))
-        pytest.skip(reason)
-
     def call(
         self, operation: str, fn: Callable[..., Any], *args: Any,
         envelopes: Collection[Envelope] = (),
@@ -254,6 +259,13 @@ class Rdq:
                 return err
             tb = format_plugin_traceback(err)
             detail = f"plugin traceback:\n{tb}" if tb else ""
+            if tb:
+                # A plugin whose every call raises the same exception: its traceback once
+                # (per process), then a one-line pointer (issue 14 §4).
+                key = (type(err).__name__, str(err), tb)
+                first = self.runtime.shown_tracebacks.setdefault(key, self.item.nodeid)
+                if first != self.item.nodeid:
+                    detail = f"plugin traceback: the same as shown for {first}"
             violations = getattr(err, "violations", None)
             if isinstance(violations, list) and violations and all(
                 isinstance(v, Violation) for v in violations
@@ -273,8 +285,14 @@ class Rdq:
     # -- namespaces ----------------------------------------------------------
 
     def new_name(self) -> str:
-        """A namespace name no other test (or xdist worker, or earlier run) uses."""
-        name = f"t{secrets.token_hex(6)}{next(_ns_counter):x}"
+        """A namespace name no other test (or xdist worker, or other run) uses:
+        ``t`` + the run's token + the worker number + ``w`` + a counter (hex), at most
+        20 characters. Every name of one run starts with ``t<run token>``, so that two
+        runs on one server never touch each other's data and a run can find exactly
+        its own namespaces (issue 12 §4)."""
+        token = self.settings.run_token or _PROCESS_TOKEN
+        name = f"t{token}{self.settings.worker}w{next(_ns_counter):x}"
+        assert len(name) <= 20, name
         assert NAMESPACE_PATTERN.fullmatch(name), name
         self._names.append(name)
         return name

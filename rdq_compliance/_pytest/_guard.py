@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
 
+import pluggy
+
 from ..storage import ErrorCode, StorageError
 
 __all__ = [
@@ -62,6 +64,7 @@ def is_c17(code: object) -> bool:
 
 
 _KIT_DIR = str(Path(__file__).resolve().parent.parent)
+_PLUGGY_DIR = str(Path(pluggy.__file__).resolve().parent)
 
 
 def format_plugin_traceback(exc: BaseException, limit_lines: int = 60) -> str:
@@ -71,6 +74,9 @@ def format_plugin_traceback(exc: BaseException, limit_lines: int = 60) -> str:
     frames = [f for f in te.stack if f.filename != __file__]
     if all(f.filename.startswith(_KIT_DIR) for f in frames):
         return ""
+    # The calls that lead into the plugin (the kit's hook call, pluggy) say nothing.
+    while frames and frames[0].filename.startswith((_KIT_DIR, _PLUGGY_DIR)):
+        del frames[0]
     te.stack = traceback.StackSummary.from_list(frames)
     lines = "".join(te.format()).rstrip("\n").splitlines()
     if len(lines) > limit_lines:

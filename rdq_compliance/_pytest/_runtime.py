@@ -16,9 +16,13 @@ from typing import Any
 
 from ..storage import Storage, StorageInfo, StorageUnavailable
 from ..storage._discovery import LoadedPlugin
+from ..storage._stdio import TesteeFault
 from ._guard import OperationHung, PluginFault, Runner, format_plugin_traceback
 
-__all__ = ["PluginRuntime", "check_info"]
+__all__ = ["HANG_LIMIT", "PluginRuntime", "check_info"]
+
+HANG_LIMIT = 3
+"""Operations in a row that outlive the timeout before the kit gives up on a plugin."""
 
 
 def check_info(info: object) -> str | None:
@@ -62,6 +66,13 @@ class PluginRuntime:
         """Namespaces the kit could not drop: name -> why (reported once, at close)."""
         self._reopen_failure: str | None = None
         self._runner = Runner(f"rdq-plugin-{self.label}")
+        self.shown_tracebacks: dict[tuple[str, str, str], str] = {}
+        """(exception type, message, plugin traceback) -> the test that showed it first."""
+        self._hangs: dict[str, list[str]] = {}
+        """Per kind of operation (read, write, ...): the calls that outlived the timeout
+        since the last call of that kind that answered. Per kind, because every test
+        opens a namespace and writes before it reads: a plugin that hangs on every read
+        still answers those."""
 
     # -- calling the plugin --------------------------------------------------
 
@@ -77,14 +88,43 @@ class PluginRuntime:
         if self._runner.abandoned:  # pragma: no cover - defensive
             self._runner = Runner(f"rdq-plugin-{self.label}")
         try:
-            return self._runner.call(fn, *args, timeout=self.timeout)
+            result = self._runner.call(fn, *args, timeout=self.timeout)
         except TimeoutError:
             self.broken = (
                 f"{operation} did not return within "
                 f"{_seconds(self.timeout)} (--rdq-timeout); the storage was abandoned"
             )
             self._runner = Runner(f"rdq-plugin-{self.label}")
+            self._count_hang(operation)
             raise OperationHung(self.broken) from None
+        except PluginFault as fault:
+            if getattr(fault.exc, "kind", None) == "timeout" and isinstance(
+                fault.exc, TesteeFault
+            ):  # the stdio bridge's own deadline: the testee hung (and was killed)
+                self._count_hang(operation)
+                if self.dead is not None:
+                    raise OperationHung(self.dead) from None
+            else:
+                self._hangs.pop(_kind(operation), None)
+            raise
+        self._hangs.pop(_kind(operation), None)
+        return result
+
+    def _count_hang(self, operation: str) -> None:
+        """A hang; after HANG_LIMIT in a row the kit stops calling the plugin, so that
+        a run against a plugin that hangs on every call ends in about
+        (HANG_LIMIT + 1) x timeout instead of a timeout per call (issue 12 §3)."""
+        hangs = self._hangs.setdefault(_kind(operation), [])
+        hangs.append(operation)
+        if len(hangs) < HANG_LIMIT or self.dead is not None:
+            return
+        ops = "; ".join(hangs[-HANG_LIMIT:])
+        self.dead = (
+            f"plugin {self.label!r} hung {len(hangs)} times in a row in {_kind(operation)} "
+            f"(each call outlived --rdq-timeout): {ops}; the kit stopped calling it and "
+            "fails every remaining test"
+        )
+        self.broken = self.dead
 
     # -- lifecycle -----------------------------------------------------------
 
@@ -252,6 +292,11 @@ class PluginRuntime:
             self.left_behind.clear()
 
 
+def _kind(operation: str) -> str:
+    """``read('x') in namespace 'n'`` -> ``read``."""
+    return operation.split("(", 1)[0].strip()
+
+
 def _storage_shape(storage: object) -> str | None:
     if storage is None:
         return "rdq_storage_open(options) returned None; expected a Storage"
@@ -267,6 +312,8 @@ def _storage_shape(storage: object) -> str | None:
 
 def _unavailable_message(label: str, exc: StorageUnavailable) -> str:
     hint = f" (set it with --rdq-option {label}.{exc.setting}=VALUE)" if exc.setting else ""
+    if label == "stdio" and exc.setting == "command":
+        hint = " (change --rdq-testee CMD, or RDQ_TESTEE)"
     return f"plugin {label!r} is unavailable: {exc.message}{hint}"
 
 

@@ -49,6 +49,8 @@ class KitRun:
     notes: list[str] = field(default_factory=list)
     upgraded_from: str | None = None
     """The release an --rdq-upgrade-check run reads the corpus of (``name version``)."""
+    run_token: str | None = None
+    """In the name of every namespace of this run (shared by the xdist workers)."""
 
 
 RUN_KEY = pytest.StashKey[KitRun]()

@@ -13,7 +13,9 @@ import pytest
 PROFILES = ("quick", "ci", "thorough")
 
 # (option, ini name, ini type, default, help). Every option has an ini twin.
-_OPTIONS: tuple[tuple[str, str, Literal["args", "string"], object, str, dict[str, Any]], ...] = (
+_OPTIONS: tuple[
+    tuple[str, str, Literal["args", "string", "bool"], object, str, dict[str, Any]], ...
+] = (
     ("--rdq-plugin", "rdq_plugins", "args", [],
      "storage plugin to test: an rdq.storage entry-point name, 'stdio', or "
      "'package.module:attr'; repeat to test several", {"action": "append", "metavar": "NAME"}),
@@ -51,6 +53,9 @@ _OPTIONS: tuple[tuple[str, str, Literal["args", "string"], object, str, dict[str
     ("--rdq-upgrade-check", "rdq_upgrade_check", "string", None,
      "with the new release: also read back the corpus saved in DIR by --rdq-upgrade-save "
      "(rule C19)", {"metavar": "DIR"}),
+    ("--rdq-allow-incomplete", "rdq_allow_incomplete", "bool", False,
+     "exit 0 when the verdict is incomplete (a partial local run: -k, a missing server); "
+     "by default an incomplete run exits 1", {"action": "store_true"}),
 )
 
 
@@ -79,5 +84,10 @@ def pytest_configure(config: pytest.Config) -> None:
         return  # without --rdq-plugin the kit adds nothing to a pytest run
     from . import kit, reporting_plugin
 
-    kit.configure(config)
-    reporting_plugin.configure(config)
+    try:
+        kit.configure(config)
+        reporting_plugin.configure(config)
+    except pytest.UsageError as exc:
+        # A CI job archives the report whatever happened: it says why nothing ran.
+        reporting_plugin.write_usage_error_outputs(config, str(exc))
+        raise

@@ -8,10 +8,11 @@ adds the suite modules to the collection and registers :class:`KitPlugin`.
 
 from __future__ import annotations
 
-import os
+import secrets
 from collections.abc import Callable, Generator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -42,7 +43,6 @@ SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
 # Adding a suite is adding one module ``suites/test_<family>.py`` (and its requirements).
 SUITE_FILES = tuple(sorted(SUITES_DIR.glob("test_*.py")))
 SUITE_MODULE_PREFIX = "rdq_compliance.suites."
-REQUIRE_SERVICES_ENV = "RDQ_REQUIRE_SERVICES"
 _RDQ_KEY = pytest.StashKey[Rdq]()
 _NOTES_KEY = "rdq_notes"
 
@@ -95,7 +95,25 @@ def _parse_settings(config: pytest.Config) -> KitSettings:
                 f"--rdq-replay={str(replay_file)!r} was saved for plugin {replay.plugin!r}; "
                 f"run it with --rdq-plugin={replay.plugin}"
             )
-    return KitSettings(tuple(labels), profile, seed, timeout, failures_dir, replay)
+    token, worker = _run_token(config)
+    return KitSettings(tuple(labels), profile, seed, timeout, failures_dir, replay,
+                       run_token=token, worker=worker)
+
+
+_TOKEN_INPUT = "rdq_run_token"
+
+
+def _run_token(config: pytest.Config) -> tuple[str, str]:
+    """The run's namespace token and this process's xdist worker number.
+
+    Made once per run (on the xdist controller) and handed to the workers in their
+    ``workerinput`` (see :meth:`KitPlugin.pytest_configure_node`): every namespace of
+    one run carries it, whatever the process (issue 12 §4)."""
+    workerinput = getattr(config, "workerinput", None)
+    if isinstance(workerinput, dict) and workerinput.get(_TOKEN_INPUT):
+        worker = str(workerinput.get("workerid", "")).removeprefix("gw")
+        return str(workerinput[_TOKEN_INPUT]), worker if worker.isdigit() else ""
+    return secrets.token_hex(4), ""
 
 
 def _load_plugins(config: pytest.Config, settings: KitSettings) -> list[LoadedPlugin]:
@@ -151,6 +169,7 @@ def configure(config: pytest.Config) -> None:
         started_at=datetime.now(UTC),
         kit_version=__version__,
         fixture_hash=corpus_hash(),
+        run_token=settings.run_token,
     )
     try:
         upgrade = _upgrade.configure(config, loaded, lambda p: _guard_timeout(p, settings))
@@ -183,6 +202,10 @@ class KitPlugin:
         self.settings = settings
         self.suites = suites
         self.runtimes = {p.label: PluginRuntime(p, _guard_timeout(p, settings)) for p in loaded}
+        self.shown: list[tuple[str, str]] = []
+        """(title, message) for the terminal summary: why a plugin could not be opened."""
+        self.not_opened: dict[str, str] = {}
+        """Plugins whose open failed at session start -> the one-line skip reason."""
 
     # -- session -------------------------------------------------------------
 
@@ -193,21 +216,38 @@ class KitPlugin:
         if self.config.option.collectonly:
             return
         run = self.config.stash[RUN_KEY]
-        require = os.environ.get(REQUIRE_SERVICES_ENV) == "1"
         for put in run.plugins:
             rt = self.runtimes[put.label]
             rt.start()
             put.info = rt.info
             put.unavailable = rt.unavailable
             if rt.unavailable is not None:
-                if require:
-                    raise _usage(f"{rt.unavailable} ({REQUIRE_SERVICES_ENV}=1 makes this an error)")
                 run.notes.append(rt.unavailable)
             if rt.dead is not None:
-                put.broken = rt.dead.splitlines()[0]
-                run.notes.append(put.broken)
+                # Never opened: nothing of it can be tested (incomplete, issue 12). The
+                # whole message, traceback included, is shown once; each test skips
+                # with its first line.
+                first = rt.dead.splitlines()[0]
+                put.unavailable = put.broken = first
+                self.not_opened[put.label] = (
+                    first + (" (its traceback is shown once, above the verdict)"
+                             if "\n" in rt.dead else ""))
+                run.notes.append(first)
+                self._show_once(f"rdq: plugin {put.label!r} could not be opened", rt.dead)
             if self._is_xdist_controller():
                 rt.close()  # the controller runs no test; it only wanted .info
+
+    def _show_once(self, title: str, text: str) -> None:
+        # In the terminal summary, -q included: once per run, also under xdist, where
+        # the controller opens the plugin too and the workers print nothing.
+        self.shown.append((title, text))
+
+    @pytest.hookimpl(tryfirst=True)  # just before the verdict (reporting_plugin)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for title, text in self.shown:
+            terminalreporter.write_sep("-", title, yellow=True)
+            for line in text.splitlines():
+                terminalreporter.write_line(line)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         run = self.config.stash[RUN_KEY]
@@ -221,6 +261,11 @@ class KitPlugin:
             # The controller writes the report and the terminal summary: it gets the
             # workers' notes (a hang, namespaces left behind) with their results.
             workeroutput[_NOTES_KEY] = notes
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """xdist controller: a worker starts; it names namespaces with this run's token."""
+        node.workerinput[_TOKEN_INPUT] = self.settings.run_token
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: object, error: object) -> None:
@@ -365,6 +410,8 @@ class KitPlugin:
         """The plugin under test (parametrized over every --rdq-plugin)."""
         label = request.param
         rt = self.runtimes[label]
+        if label in self.not_opened:
+            pytest.skip(self.not_opened[label])
         rt.ensure_usable()
         if rt.unavailable is not None:
             pytest.skip(rt.unavailable)

@@ -38,6 +38,7 @@ from ..reporting import (
     terminal_safe,
     write_json,
 )
+from ._incomplete import untested, untested_line
 from ._state import RUN_KEY, KitRun
 from .entry import option
 
@@ -86,6 +87,36 @@ def configure(config: pytest.Config) -> None:
     config.pluginmanager.register(ReportingPlugin(config, outputs, known), "rdq-reporting")
 
 
+def write_usage_error_outputs(config: pytest.Config, error: str) -> None:
+    """After a usage error: write every output whose path was given and can be used
+    (report, badge, endpoint, summary), verdict incomplete, the error as the reason."""
+    if hasattr(config, "workerinput"):
+        return
+    reason = f"usage error: {error}"
+    labels = option(config, "rdq_plugins")
+    metas = tuple(PluginMeta(label=str(label), unavailable=reason)
+                  for label in (labels if isinstance(labels, list) else []))
+    meta = RunMeta(kit_version=__version__, fixture_hash="unknown",
+                   profile=str(option(config, "rdq_profile")), seed=0,
+                   started_at=datetime.now(UTC), duration=0.0, plugins=metas, aborted=reason)
+    report = build_report(meta, evaluate(meta.plugins, [], aborted=reason))
+    renderers: dict[str, Any] = {
+        "report": lambda p: write_json(p, report),
+        "badge": lambda p: p.write_text(render_badge(report), encoding="utf-8"),
+        "badge endpoint": lambda p: write_json(p, render_endpoint(report)),
+        "summary": lambda p: p.write_text(render_markdown(report), encoding="utf-8"),
+    }
+    for ini, _flag, what in _OUTPUTS:
+        try:
+            path = _path_option(config, ini)
+            if path is None or path.is_dir():
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            renderers[what](path)
+        except (OSError, ValueError):
+            continue  # the usage error is what the user must see; nothing to add
+
+
 def _props(report: pytest.TestReport) -> dict[str, str]:
     # user_properties are (name, value) pairs; after an xdist round trip they may be lists
     found: dict[str, str] = {}
@@ -129,6 +160,7 @@ class ReportingPlugin:
         self.report: dict[str, Any] | None = None
         self.gate_outcome: GateOutcome | None = None
         self.exit_note: str | None = None
+        self.incomplete_note: str | None = None
         self.written: list[tuple[str, Path]] = []
         self.write_errors: list[str] = []
 
@@ -210,6 +242,7 @@ class ReportingPlugin:
             aborted=aborted,
             notes=tuple(kit.notes) if kit is not None else (),
             upgraded_from=kit.upgraded_from if kit is not None else None,
+            run_token=kit.run_token if kit is not None else None,
         )
 
     def _write(self, what: str, path: Path, write: Any) -> None:
@@ -247,6 +280,7 @@ class ReportingPlugin:
         for what, path in self.outputs.items():
             self._write(what, path, renderers[what])
         self._gate(session, report)
+        self._incomplete_gate(session, report)
         if self.write_errors and session.exitstatus in (0, 1):
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
@@ -264,6 +298,20 @@ class ReportingPlugin:
         if g.stale and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
             self.exit_note = "stale known failures: exit status 1"
+
+    def _incomplete_gate(self, session: pytest.Session, report: dict[str, Any]) -> None:
+        """An applicable MUST requirement not tested fails an otherwise green run
+        (see ``_incomplete``); the known-failures gate above only excuses failures."""
+        # A replay re-runs one saved case on purpose: its exit status is that case's.
+        allowed = bool(option(self.config, "rdq_allow_incomplete")
+                       or option(self.config, "rdq_replay"))
+        flipped = False
+        if session.exitstatus == pytest.ExitCode.OK and not allowed and untested(report):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            flipped = True
+        if flipped or report["verdict"] == "incomplete":
+            self.incomplete_note = untested_line(
+                report, allowed=allowed, exit_status=int(session.exitstatus))
 
     # -- terminal -------------------------------------------------------------------------
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -301,4 +349,6 @@ class ReportingPlugin:
             tr.write_line(f"{what} written: {terminal_safe(str(path))}")
         for err in self.write_errors:
             tr.write_line(terminal_safe(err), red=True)
+        if self.incomplete_note:
+            tr.write_line(self.incomplete_note, bold=True, yellow=True)
 

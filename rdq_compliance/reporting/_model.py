@@ -111,6 +111,8 @@ class RunMeta:
     """What else the kit noticed (a storage that had to be reopened, a failed close)."""
     upgraded_from: str | None = None
     """``name version`` of the release whose corpus an --rdq-upgrade-check run read (C19)."""
+    run_token: str | None = None
+    """The token in the name of every namespace this run created."""
 
 
 def clip_message(text: str | None) -> str | None:

@@ -125,6 +125,7 @@ def build_report(
         "seed": run.seed,
         "started_at": _rfc3339(run.started_at),
         "duration_ms": _ms(run.duration),
+        "run_token": run.run_token,
         "aborted": run.aborted,
         "notes": list(run.notes),
         "plugins": plugin_docs,

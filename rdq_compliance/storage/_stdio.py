@@ -22,6 +22,7 @@ import dataclasses
 import json
 import os
 import queue
+import re
 import selectors
 import shlex
 import shutil
@@ -125,11 +126,28 @@ def _format_tail(tail: Sequence[str]) -> str:
     return f"\n--- last {len(lines)} line(s) of the testee's stderr ---\n" + "\n".join(lines)
 
 
-def _one_line_tail(tail: Sequence[str], lines: int = 5, limit: int = 600) -> str:
-    text = " | ".join(line.strip() for line in tail[-lines:] if line.strip())
+_ERROR_LINE = re.compile(
+    r"^\s*(?:[\w.]*(?:Error|Exception|Exit)\b|error\b|fatal\b|panic\b)", re.IGNORECASE)
+
+
+def _start_excerpt(tail: Sequence[str], first: int = 4, limit: int = 800) -> str:
+    """The first lines a testee that did not start wrote to stderr, plus its error
+    lines further down: the real error line is at the top of a Node.js stack and at
+    the bottom of a Python traceback."""
+    lines = [line.strip() for line in tail if line.strip()]
+    if not lines:
+        return "; it wrote nothing to stderr"
+    shown = lines[:first]
+    errors = [line for line in lines[first:] if _ERROR_LINE.match(line)]
+    for line in dict.fromkeys(errors[:1] + errors[-1:]):
+        if line not in shown:
+            shown += ["…", line]
+    if len(lines) > first and not errors and lines[-1] not in shown:
+        shown += ["…", lines[-1]]
+    text = " | ".join(shown)
     if len(text) > limit:
-        text = "…" + text[-limit:]
-    return f"; its stderr ends: {text}" if text else "; it wrote nothing to stderr"
+        text = text[:limit] + "…"
+    return f"; its stderr: {text}"
 
 
 def _preview(raw: bytes) -> str:
@@ -417,7 +435,7 @@ class StdioStorage:
             _LIVE.discard(self)
             raise StorageUnavailable(
                 f"stdio: cannot start the testee {self.command!r}: {fault.message}"
-                + _one_line_tail(fault.stderr_tail),
+                + _start_excerpt(fault.stderr_tail),
                 setting="command",
             ) from None
 

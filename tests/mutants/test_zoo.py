@@ -170,9 +170,13 @@ def _check_correct(entry: Entry, res: KitResult, label: str) -> None:
 def _check_fault(entry: Entry, res: KitResult, label: str) -> None:
     _ran(res, label, opened=False)  # a broken .info may leave the plugin unopened
     verdict = res.verdict(label)
-    assert verdict == "non-compliant", (
+    # A plugin that could not be opened tested nothing: incomplete (issue 12 §1); either
+    # way the gate is red.
+    expected = "incomplete" if res.plugin(label)["unavailable"] else "non-compliant"
+    assert verdict == expected, (
         f"{entry.id}: {entry.defect} — verdict {verdict!r}\n{_summary(res, label)}"
     )
+    assert res.returncode not in (None, 0), res.describe()
     messages = "\n".join(res.messages(label)).lower()
     assert any(t.lower() in messages for t in entry.fault_text), (
         f"{entry.id}: no failure message names the fault ({entry.defect}); looked for "

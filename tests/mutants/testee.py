@@ -72,6 +72,7 @@ DEFECTS = {
     # faults
     "crash": "exits with status 3 in the middle of the 5th write",
     "hang": "stops answering at the 5th read",
+    "hang_every_read": "never answers a read (a reader deadlocked on a lock)",
     "garbage": "prints a line that is not a protocol response at the 5th read",
     "wrong_seq": "answers the 5th read with the wrong seq",
     "extra_line": "answers the 5th write twice",
@@ -166,6 +167,8 @@ class Testee:
                 "envelope_versions": list(SUPPORTED_VERSIONS),
                 "capabilities": caps,
             })
+        if op == "read" and self.defect == "hang_every_read":
+            return self.fire("hang", seq)
         if op in self.counts:
             self.counts[op] += 1
             fault = self.one_shot(op)

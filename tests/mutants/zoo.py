@@ -933,6 +933,18 @@ class WrongCodeForVersion(DocStorage):
             raise StorageError(ErrorCode.INVALID_ENVELOPE, "unknown envelope_version")
 
 
+@mutant("declared_v2_read_as_v1", "a plugin that declares {1, 2} but parses every stored "
+        "document with its v1 model, which stamps its own version", "declares envelope "
+        "versions {1, 2}; reads a version-2 envelope back as version 1", M + "VER-001")
+class DeclaredV2ReadAsV1(DocStorage):
+    versions = frozenset({1, 2})
+
+    def on_read(self, doc: Obj) -> Obj:
+        if doc.get("envelope_version") == 2:
+            doc["envelope_version"] = 1
+        return doc
+
+
 # -- truncation (C1) --------------------------------------------------------------------------
 
 
@@ -1119,6 +1131,18 @@ class OkRejectsOtherVersions(DocStorage):
                                f"envelope_version={env.envelope_version} is not supported")
 
 
+@correct("ok_declares_v1_v2", "a plugin that stores versions 1 and 2 as they come",
+         "declares envelope versions {1, 2} and stores both exactly (C16); its "
+         "undeclared-version cases of version 2 do not apply")
+class OkDeclaresV1V2(DocStorage):
+    versions = frozenset({1, 2})
+
+    def admit(self, env: Envelope) -> None:
+        if env.envelope_version not in self.versions:
+            raise StorageError(ErrorCode.UNSUPPORTED_ENVELOPE_VERSION,
+                               f"envelope_version={env.envelope_version} is not supported")
+
+
 for _id, _defect in (
     ("good", "nothing: stores the JSON it was sent, durably in RDQ_STATE_DIR"),
     ("shuffled_keys", "object keys in random order (C11)"),
@@ -1209,6 +1233,13 @@ class FaultHangOnce(DocStorage):
         return super().read(namespace, id)
 
 
+@fault("fault_hang_every_read", "every read blocks forever (a reader deadlocked on a lock)",
+       "hung 3 times in a row in read")
+class FaultHangEveryRead(DocStorage):
+    def read(self, namespace: str, id: str) -> Any:
+        threading.Event().wait()
+
+
 @fault("fault_info_wrong_type", "info is a dict, not a StorageInfo", "StorageInfo", "info")
 class FaultInfoWrongType(DocStorage):
     @property
@@ -1220,6 +1251,7 @@ for _id, _defect, _texts, _timeout in (
     ("crash", "exits with status 3 in the middle of the 5th write", ("exit status 3", "crash"),
      10.0),
     ("hang", "stops answering at the 5th read", ("did not answer", "0.5"), 0.5),
+    ("hang_every_read", "never answers a read", ("hung 3 times in a row in read",), 0.5),
     ("garbage", "prints 'hello world' instead of the 5th read's response",
      ("hello world",), 10.0),
     ("wrong_seq", "answers the 5th read with seq + 1", ("seq",), 10.0),

@@ -9,6 +9,7 @@ a sentinel shaped like another namespace's data is planted before and checked af
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from .conftest import minimal_envelope, open_or_skip
 
 REPO = Path(__file__).resolve().parents[2]
 NODE_TESTEE = REPO / "plugins_example" / "node" / "testee.js"
@@ -88,19 +91,19 @@ def test_node_testee_is_compliant_through_the_stdio_bridge(tmp_path: Path) -> No
 # planting a sentinel that looks like another namespace's data; on exit it checks the
 # sentinel is intact and removes it.
 
-# The kit names every namespace it makes "t" + 12 random hex digits + a counter in hex
-# (Rdq.new_name). Only those count as the kit's: the other xdist worker's tests of the
-# same server (tests/plugins/test_<server>.py, whose namespaces start with "h3b") create
-# and drop their own objects meanwhile.
-_KIT_NAMESPACE = re.compile(r"(?:^|[_:])t[0-9a-f]{13,}(?:$|[_:])")
+# The kit names every namespace of one run "t" + the run's token (in the report) + the
+# xdist worker number + "w" + a counter in hex (Rdq.new_name). Only the objects of the
+# run under test count: other kit runs on the same servers (another clone's CI, the other
+# xdist worker's tests of tests/plugins/test_<server>.py) create and drop theirs meanwhile.
 
 
-def _kit_objects(names: Iterable[str]) -> set[str]:
-    return {n for n in names if _KIT_NAMESPACE.search(n)}
+def _kit_objects(names: Iterable[str], token: str) -> set[str]:
+    own = re.compile(rf"(?:^|[_:])t{re.escape(token)}[0-9]*w[0-9a-f]+(?:$|[_:])")
+    return {n for n in names if own.search(n)}
 
 
 @contextmanager
-def postgres_server() -> Iterator[Callable[[], set[str]]]:
+def postgres_server() -> Iterator[Callable[[str], set[str]]]:
     psycopg = pytest.importorskip("psycopg")
     try:
         conn = psycopg.connect("postgresql://postgres@127.0.0.1:5432/test", connect_timeout=3,
@@ -113,11 +116,11 @@ def postgres_server() -> Iterator[Callable[[], set[str]]]:
         conn.execute(f"CREATE TABLE {schema}.envelope (id text primary key, body text)")
         conn.execute(f"INSERT INTO {schema}.envelope VALUES ('keep', 'me')")
 
-        def objects() -> set[str]:
+        def objects(token: str) -> set[str]:
             rows = conn.execute(
                 r"SELECT nspname FROM pg_namespace WHERE nspname LIKE 'rdq\_%'"
             ).fetchall()
-            return _kit_objects(r[0] for r in rows)
+            return _kit_objects((r[0] for r in rows), token)
 
         try:
             yield objects
@@ -128,7 +131,7 @@ def postgres_server() -> Iterator[Callable[[], set[str]]]:
 
 
 @contextmanager
-def redis_server() -> Iterator[Callable[[], set[str]]]:
+def redis_server() -> Iterator[Callable[[str], set[str]]]:
     redis = pytest.importorskip("redis")
     client = redis.Redis.from_url("redis://127.0.0.1:6379/0", socket_connect_timeout=3)
     try:
@@ -140,8 +143,9 @@ def redis_server() -> Iterator[Callable[[], set[str]]]:
                  f"outside:{tag}": b"me"}
     client.mset(sentinels)
 
-    def objects() -> set[str]:
-        return _kit_objects(k.decode() for k in client.scan_iter(match="rdq:*", count=1000))
+    def objects(token: str) -> set[str]:
+        return _kit_objects((k.decode() for k in client.scan_iter(match="rdq:*", count=1000)),
+                            token)
 
     try:
         yield objects
@@ -152,7 +156,7 @@ def redis_server() -> Iterator[Callable[[], set[str]]]:
 
 
 @contextmanager
-def mariadb_server() -> Iterator[Callable[[], set[str]]]:
+def mariadb_server() -> Iterator[Callable[[str], set[str]]]:
     pymysql = pytest.importorskip("pymysql")
     try:
         conn = pymysql.connect(host="127.0.0.1", port=3306, user="root", password="",
@@ -164,9 +168,9 @@ def mariadb_server() -> Iterator[Callable[[], set[str]]]:
         cur.execute(f"CREATE TABLE {table} (id VARCHAR(26) PRIMARY KEY, body TEXT)")
         cur.execute(f"INSERT INTO {table} VALUES ('keep', 'me')")
 
-        def objects() -> set[str]:
+        def objects(token: str) -> set[str]:
             cur.execute(r"SHOW TABLES LIKE 'rdq\_%'")
-            return _kit_objects(r[0] for r in cur.fetchall())
+            return _kit_objects((r[0] for r in cur.fetchall()), token)
 
         try:
             yield objects
@@ -178,7 +182,7 @@ def mariadb_server() -> Iterator[Callable[[], set[str]]]:
     conn.close()
 
 
-SERVERS: dict[str, Callable[[], AbstractContextManager[Callable[[], set[str]]]]] = {
+SERVERS: dict[str, Callable[[], AbstractContextManager[Callable[[str], set[str]]]]] = {
     "postgres": postgres_server,
     "redis": redis_server,
     "mariadb": mariadb_server,
@@ -190,11 +194,24 @@ def test_server_plugin_is_compliant_and_leaves_nothing_behind(
     tmp_path: Path, plugin: str
 ) -> None:
     with SERVERS[plugin]() as objects:
-        before = objects()
         # Two runs in a row: the default profile (the full kit), then a quick one.
+        tokens = []
         for name, extra in (("ci", ()), ("quick", ("--rdq-profile=quick",))):
             report = run_kit(tmp_path, f"--rdq-plugin={plugin}", *extra, name=name)
             assert_compliant(report)
             assert report["plugins"][0]["capabilities_verified"] == ["durable"]
-            left = objects() - before
+            tokens.append(token := report["run_token"])
+            left = objects(token)
             assert not left, f"the {name} run of {plugin} left data behind: {sorted(left)[:10]}"
+        assert tokens[0] != tokens[1]
+        # The check itself must see a namespace named as the kit names them.
+        module = importlib.import_module(f"rdq_plugin_{plugin}")
+        storage = open_or_skip(module)
+        probe = f"t{tokens[1]}0w0"
+        try:
+            storage.open(probe).write(minimal_envelope())
+            assert objects(tokens[1]), f"the leftover check does not see {probe!r}"
+        finally:
+            storage.drop(probe)
+            storage.close()
+        assert not objects(tokens[1])

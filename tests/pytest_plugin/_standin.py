@@ -25,6 +25,7 @@ STANDIN = textwrap.dedent(
         "none", "raise-on-read", "read-wrong-type", "write-returns", "mutate", "hang-on-read",
         "drop-ms", "refuse-internal", "bad-code", "unavailable", "open-raises", "bad-info",
         "drop-unknown-fields", "no-isolation", "forgetful",
+        "raise-always",  # every write raises the same exception (a dead connection)
         # The first read of the process hangs; then, as the kit recovers: nothing
         # else, dropping a namespace this storage did not open raises or hangs, or
         # opening a storage raises.
@@ -49,6 +50,8 @@ STANDIN = textwrap.dedent(
 
         def write(self, envelope):
             _log(self.storage.options, "write", self.ns, envelope.id)
+            if self.fault == "raise-always":
+                raise ConnectionError("connection reset by peer")
             if self.fault == "refuse-internal":
                 raise StorageError(ErrorCode.INTERNAL, "disk full")
             if self.fault == "bad-code":

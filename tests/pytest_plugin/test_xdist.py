@@ -3,6 +3,8 @@ every namespace dropped, and the storage's declaration known to the controller."
 
 from __future__ import annotations
 
+import json
+import re
 from collections import defaultdict
 
 import pytest
@@ -15,7 +17,7 @@ def test_two_workers_use_disjoint_namespaces_and_drop_them(kit: pytest.Pytester)
     log = kit.path / "calls.log"
     result = run(kit, "-n", "2", "--rdq-plugin=fake", f"--rdq-option=log={log}",
                  "-k", "test_storage or test_payload_bytes or test_namespaces",
-                 "--junitxml=out.xml",
+                 "--junitxml=out.xml", "--rdq-allow-incomplete", "--rdq-report=report.json",
                  subprocess=True)
     assert result.ret == 0, result.stdout.str()[-3000:]
     outcomes = result.parseoutcomes()
@@ -38,5 +40,12 @@ def test_two_workers_use_disjoint_namespaces_and_drop_them(kit: pytest.Pytester)
     # every namespace dropped at teardown, but the one-character name of RDQ-ST-008, which
     # another run may use at the same time: only opened and read, never written or dropped
     assert set(opened) - dropped == {"a"} and "a" not in written and "a" not in dropped
+    # One run, one token, shared by the workers and recorded in the report.
+    token = json.loads((kit.path / "report.json").read_text(encoding="utf-8"))["run_token"]
+    assert re.fullmatch("[0-9a-f]{8}", token), token
+    kit_names = set(opened) - {"a"}
+    assert all(ns.startswith(f"t{token}") for ns in kit_names), sorted(opened)
+    workers = {ns[9:ns.index("w", 9)] for ns in kit_names}
+    assert workers == {"0", "1"}, sorted(opened)
     # the report glue on the controller saw the plugin's declaration
     assert "plugin fake (standin 0.1" in result.stdout.str()

@@ -206,10 +206,12 @@ def test_should_failure_fails_pytest_but_not_the_verdict(kit, monkeypatch):
 
 def test_deselected_must_is_incomplete(kit):
     result, report = run(kit, "-k", f"not {MUST}")
-    assert result.ret == 0
+    assert result.ret == 1  # issue 12 §1: incomplete fails the run unless allowed
     assert statuses(report)[MUST] == "not-run"
     assert report["verdict"] == "incomplete"
-    result.stdout.fnmatch_lines(["verdict: INCOMPLETE", f"  NOT-RUN {MUST}: no test*"])
+    result.stdout.fnmatch_lines(["verdict: INCOMPLETE", f"  NOT-RUN {MUST}: no test*",
+                                 "INCOMPLETE: 1 MUST requirement of plugin 'fake' not tested: "
+                                 "no test of this requirement ran (deselected?) -- exit status 1*"])
     assert "incomplete" in (kit.path / "out/badge.svg").read_text()
 
 
@@ -224,7 +226,7 @@ def test_skipped_must_is_incomplete(kit, monkeypatch):
 def test_unavailable_plugin_is_incomplete(kit, monkeypatch):
     monkeypatch.setenv("FAKE_UNAVAILABLE", "cannot connect to dsn='postgresql://x'")
     result, report = run(kit)
-    assert result.ret == 0
+    assert result.ret == 1
     p = report["plugins"][0]
     assert p["unavailable"].startswith("cannot connect") and p["name"] is None
     assert report["verdict"] == "incomplete"

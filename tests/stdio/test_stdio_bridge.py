@@ -523,3 +523,25 @@ def _alive(pid: int) -> bool:
 def test_module_is_a_plugin() -> None:
     assert hasattr(_stdio.rdq_storage_open, "rdq_impl")
     assert hasattr(_stdio.rdq_storage_options, "rdq_impl")
+
+
+@pytest.mark.parametrize(("stderr", "wanted"), [
+    # Python: the real error is the last line of a traceback
+    (["Traceback (most recent call last):", '  File "t.py", line 1, in <module>',
+      "    import a", '  File "a.py", line 9, in <module>', "    import b",
+      "ModuleNotFoundError: No module named 'b'"],
+     "ModuleNotFoundError: No module named 'b'"),
+    # Node.js: the real error is near the top, above a long stack
+    (["node:internal/modules/cjs/loader:1228", "  throw err;", "  ^", "",
+      "Error: Cannot find module '/x/testee.js'", *[f"    at f{i} (x.js:{i})" for i in range(12)],
+      "}", "", "Node.js v20.11.1"],
+     "Error: Cannot find module '/x/testee.js'"),
+])
+def test_a_testee_that_does_not_start_shows_its_real_error_line(
+    stderr: list[str], wanted: str
+) -> None:
+    """Issue 12 §1: the one message about a testee that does not start quotes the first
+    lines of its stderr and the real error line, wherever that is."""
+    text = _stdio._start_excerpt(stderr)
+    assert text.startswith(f"; its stderr: {stderr[0].strip()} | ")
+    assert wanted in text and len(text) < 900

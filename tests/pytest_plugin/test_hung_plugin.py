@@ -1,0 +1,124 @@
+"""Bounded runs against a hung plugin (issue 12 §3).
+
+After HANG_LIMIT operations of one kind in a row outlived the timeout, the kit stops
+calling the plugin: the remaining tests fail at once naming the hang, so a plugin that
+hangs on every read costs about (HANG_LIMIT + 1) x timeout, not a timeout per test.
+A plugin that is slow but answers keeps being tested.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from rdq_compliance import StorageInfo, hookimpl
+from rdq_compliance._pytest._guard import OperationHung
+from rdq_compliance._pytest._runtime import HANG_LIMIT, PluginRuntime
+from rdq_compliance.storage._discovery import LoadedPlugin, _new_manager
+
+TESTEE = Path(__file__).resolve().parents[1] / "mutants" / "testee.py"
+TIMEOUT = 0.2
+
+
+class Storage:
+    info = StorageInfo("fake", "0", frozenset({1}), frozenset())
+
+    def __init__(self, hang: threading.Event, release: threading.Event) -> None:
+        self.hang, self.release = hang, release
+
+    def open(self, namespace: str) -> object:
+        return object()
+
+    def drop(self, namespace: str) -> None:
+        if self.hang.is_set():
+            self.release.wait(30)
+
+    def close(self) -> None: ...
+
+
+class Plugin:
+    def __init__(self) -> None:
+        self.hang, self.release = threading.Event(), threading.Event()
+
+    @hookimpl
+    def rdq_storage_open(self, options: dict[str, str]) -> Storage:
+        return Storage(self.hang, self.release)
+
+
+def _runtime(plugin: Plugin) -> PluginRuntime:
+    pm = _new_manager()
+    pm.register(plugin)
+    rt = PluginRuntime(LoadedPlugin("fake", pm, ()), TIMEOUT)
+    rt.start()
+    assert rt.storage is not None
+    return rt
+
+
+def _drop(rt: PluginRuntime, name: str) -> None:
+    rt.ensure_usable()  # what the kit does before each test
+    assert rt.storage is not None
+    rt.call(f"storage.drop({name!r})", rt.storage.drop, name)
+
+
+def test_a_plugin_hanging_in_a_row_is_given_up_naming_the_hangs() -> None:
+    plugin = Plugin()
+    rt = _runtime(plugin)
+    plugin.hang.set()
+    try:
+        for n in range(HANG_LIMIT):
+            with pytest.raises(OperationHung):
+                _drop(rt, f"n{n}")  # the storage is reopened in between: that answers
+        assert rt.dead is not None
+        assert f"hung {HANG_LIMIT} times in a row in storage.drop" in rt.dead
+        assert "storage.drop('n0'); storage.drop('n1'); storage.drop('n2')" in rt.dead
+        start = time.monotonic()
+        with pytest.raises(OperationHung, match="not attempted"):
+            rt.call("storage.drop('n3')", lambda: None)  # not even called
+        assert time.monotonic() - start < TIMEOUT
+    finally:
+        plugin.release.set()
+        rt.close()
+
+
+def test_a_slow_plugin_that_answers_keeps_being_tested() -> None:
+    plugin = Plugin()
+    rt = _runtime(plugin)
+    try:
+        for n in range(3 * HANG_LIMIT):
+            if n % HANG_LIMIT == HANG_LIMIT - 1:
+                plugin.hang.clear()
+                _drop(rt, f"n{n}")  # it answered: the run of hangs is over
+            else:
+                plugin.hang.set()
+                with pytest.raises(OperationHung):
+                    _drop(rt, f"n{n}")
+        assert rt.dead is None
+    finally:
+        plugin.release.set()
+        rt.close()
+
+
+def test_testee_hanging_on_every_read_ends_the_whole_run_quickly(tmp_path: Path) -> None:
+    """Done when (issue 12): --rdq-timeout 5, every read hangs: the whole run (the default
+    profile, every suite) ends in under 60 s, non-compliant, naming the hang."""
+    command = shlex.join([sys.executable, str(TESTEE), "--defect", "hang_every_read"])
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+           "--rdq-plugin=stdio", "--rdq-testee", command, "--rdq-timeout", "5",
+           "--rdq-report", "report.json"]
+    start = time.monotonic()
+    proc = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env={**__import__("os").environ, "RDQ_STATE_DIR": str(tmp_path)})
+    elapsed = time.monotonic() - start
+    out = proc.stdout[-4000:]
+    assert proc.returncode == 1, out
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["verdict"] == "non-compliant"
+    assert "hung 3 times in a row in read (each call outlived --rdq-timeout)" in proc.stdout, out
+    assert elapsed < 60, f"the run took {elapsed:.1f} s"
