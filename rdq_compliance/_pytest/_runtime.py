@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..storage import Storage, StorageInfo, StorageUnavailable
-from ..storage._discovery import LoadedPlugin
+from ..storage._discovery import STDIO, LoadedPlugin
 from ._guard import OperationHung, PluginFault, Runner, format_plugin_traceback
 
 __all__ = ["PluginRuntime", "check_info"]
@@ -267,6 +267,8 @@ def _storage_shape(storage: object) -> str | None:
 
 def _unavailable_message(label: str, exc: StorageUnavailable) -> str:
     hint = f" (set it with --rdq-option {label}.{exc.setting}=VALUE)" if exc.setting else ""
+    if label == STDIO and exc.setting == "command":  # given with --rdq-testee, usually
+        hint = ' (the testee command: --rdq-testee "CMD")'
     return f"plugin {label!r} is unavailable: {exc.message}{hint}"
 
 

@@ -12,22 +12,45 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ._causes import SPEC_URL, causes_headline, clause_link
 from ._text import badge_label, badge_message, terminal_safe
 
-__all__ = ["md_cell", "md_code_block", "render_markdown"]
+__all__ = ["md_cell", "md_clauses", "md_code_block", "render_markdown"]
 
 _CELL_ESCAPES = {
     "&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;", "`": "&#96;", "\\": "&#92;",
     "*": "&#42;", "_": "&#95;", "[": "&#91;", "]": "&#93;", "#": "&#35;", "!": "&#33;",
     "~": "&#126;",
 }
+# An underscore between two letters or digits (``unknown_fields``) cannot open or close
+# emphasis (CommonMark, intraword "_"): kept as is, so the raw file reads well too.
 _CELL_RE = re.compile("[" + re.escape("".join(_CELL_ESCAPES)) + "]")
 
 
+def _escape(m: re.Match[str]) -> str:
+    text, i = m.string, m.start()
+    if m.group() == "_" and 0 < i < len(text) - 1 and (
+        text[i - 1].isalnum() and text[i + 1].isalnum()
+    ):
+        return "_"
+    return _CELL_ESCAPES[m.group()]
+
+
 def md_cell(text: object) -> str:
-    """``text`` as inert inline Markdown: one line, every markup character an entity."""
+    """``text`` as inert inline Markdown: one line, every markup character an entity
+    (but an intraword underscore, which is inert already)."""
     s = terminal_safe("" if text is None else str(text))
-    return _CELL_RE.sub(lambda m: _CELL_ESCAPES[m.group()], s)
+    return _CELL_RE.sub(_escape, s)
+
+
+def md_clauses(clauses: str | list[str], base: str = SPEC_URL) -> str:
+    """Clause ids as links to their text: ``[C3](docs/spec/clarifications.md#c3)``."""
+    ids = clauses.split() if isinstance(clauses, str) else list(clauses)
+    return " ".join(
+        f"[{md_cell(c)}]({clause_link(c, base)})" if re.fullmatch(r"C[0-9]+[a-z]?", c)
+        else md_cell(c)
+        for c in ids
+    )
 
 
 def md_code_block(text: str) -> str:
@@ -43,8 +66,23 @@ def _seconds(ms: int) -> str:
     return f"{ms / 1000:.1f} s"
 
 
+def _md_cause(c: Mapping[str, Any], base: str) -> str:
+    """``/created_at`` instant changed by -117 ms [C3] → RDQ-RT-007 (207 failed), every
+    plugin-influenced part escaped, the pointer in a code span it cannot close."""
+    pointer = str(c["pointer"])
+    longest = max((len(run) for run in re.findall("`+", pointer)), default=0)
+    tick = "`" * (longest + 1)
+    pad = " " if pointer.startswith("`") or pointer.endswith("`") else ""
+    others = len(c["pointers"]) - 1
+    more = f" (and {others} other field{'s' if others != 1 else ''})" if others > 0 else ""
+    return (f"{tick}{pad}{terminal_safe(pointer)}{pad}{tick}{more} {md_cell(c['summary'])} "
+            f"\\[{md_clauses(c['clause'], base)}\\] → **{md_cell(c['requirement'])}** "
+            f"({c['failures']} failed)")
+
+
 def render_markdown(report: Mapping[str, Any]) -> str:
     verdict = str(report["verdict"])
+    base = str(report.get("spec") or SPEC_URL)
     out = [
         f"## {md_cell(badge_label(report))}: **{md_cell(badge_message(report))}**",
         "",
@@ -53,7 +91,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for p in report["plugins"]:
-        declared = p["name"] if p["name"] is not None else f"not opened: {p['unavailable']}"
+        declared = p["name"] if p["name"] is not None else p["unavailable"] or "not opened"
         out.append(
             f"| {md_cell(p['label'])} | {md_cell(declared)} | {md_cell(p['version'] or '')} "
             f"| {md_cell(', '.join(map(str, p['envelope_versions'])))} "
@@ -92,18 +130,26 @@ def render_markdown(report: Mapping[str, Any]) -> str:
                 note = ("known failure; " + note).rstrip("; ")
             out.append(
                 f"| {md_cell(r['id'])} | {md_cell(r['level'])} | {md_cell(r['status'])} "
-                f"| {md_cell(' '.join(r['clauses']))} | {md_cell(r['suite'])} "
+                f"| {md_clauses(r['clauses'], base)} | {md_cell(r['suite'])} "
                 f"| {md_cell(r['title'])} | {md_cell(note)} |"
             )
             if r["status"] in ("failed", "error"):
                 failures.append((p, r))
+    for p in report["plugins"]:
+        causes = p.get("causes") or []
+        if not causes:
+            continue
+        out += ["", f"### Root causes: {md_cell(p['label'])}", "",
+                f"{md_cell(causes_headline(causes))}:", ""]
+        for c in causes:
+            out.append(f"- {_md_cause(c, base)}")
     if failures:
         out += ["", "### Failures"]
         for p, r in failures:
             out += [
                 "",
                 f"#### {md_cell(r['id'])} ({md_cell(r['level'])}, "
-                f"{md_cell(' '.join(r['clauses']))}) · {md_cell(p['label'])} · "
+                f"{md_clauses(r['clauses'], base)}) · {md_cell(p['label'])} · "
                 f"{md_cell(r['status'])}",
                 "",
                 md_code_block(r["first_failure"] or "(no message)"),

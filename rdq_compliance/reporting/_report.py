@@ -22,6 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ._causes import SPEC_URL, group_causes
 from ._model import RequirementStatus, RunMeta, TestResult, Verdict
 from ._verdict import PluginResult, worst
 
@@ -71,6 +72,10 @@ def _test_json(t: TestResult) -> dict[str, Any]:
         "duration_ms": _ms(t.duration),
         "message": t.message,
         "not_applicable": t.not_applicable,
+        "cause": None if t.cause is None else {
+            "pointer": t.cause.pointer, "pattern": t.cause.pattern, "kind": t.cause.kind,
+            "clause": t.cause.clause, "summary": t.cause.summary,
+        },
     }
 
 
@@ -103,6 +108,10 @@ def _plugin_json(p: PluginResult, known: Mapping[tuple[str, str], bool]) -> dict
         "verdict": p.verdict.value,
         "counts": _counts([r.status.value for r in p.requirements]),
         "requirements": requirements,
+        "causes": group_causes(
+            (t.nodeid, r.requirement.id, t.cause)
+            for r in p.requirements for t in r.tests if t.cause is not None
+        ),
     }
 
 
@@ -127,6 +136,7 @@ def build_report(
         "duration_ms": _ms(run.duration),
         "aborted": run.aborted,
         "notes": list(run.notes),
+        "spec": SPEC_URL,
         "plugins": plugin_docs,
         "counts": _counts([r["status"] for p in plugin_docs for r in p["requirements"]]),
         "verdict": worst(p.verdict for p in plugins).value,

@@ -172,5 +172,5 @@ def test_report_says_why_a_broken_plugin_could_not_be_used(kit: pytest.Pytester)
     assert report["verdict"] == "non-compliant"
     (plugin,) = report["plugins"]
     assert plugin["unavailable"].startswith(
-        "the plugin opened but cannot be used: plugin 'fake': storage.info returned"
+        "opened, then unusable: plugin 'fake': storage.info returned"
     ), plugin["unavailable"]
