@@ -35,9 +35,9 @@ from ..envelope import (
     to_json,
     validate,
 )
+from ..reporting._causes import Symptom
 from ..storage import NAMESPACE_PATTERN, StorageError, StorageInfo
 from ..storage._stdio import vouched_for
-from ..reporting._causes import Symptom
 from ._case import Case
 from ._guard import (
     CheckFailed,

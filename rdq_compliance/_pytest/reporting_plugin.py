@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 import textwrap
 import time
+from collections.abc import Generator
 from datetime import UTC, datetime
 from pathlib import Path
-from collections.abc import Generator
 from typing import Any
 
 import pytest
@@ -150,6 +150,15 @@ def _skip_reason(report: pytest.TestReport) -> str:
     return str(longrepr)
 
 
+def _append(path: Path, text: str) -> None:
+    """Add ``text`` to ``path``: a summary file is an append file ($GITHUB_STEP_SUMMARY
+    collects every step's), so an existing one keeps what it holds."""
+    with path.open("a", encoding="utf-8") as f:
+        if f.tell() > 0:
+            f.write("\n")
+        f.write(text)
+
+
 class ReportingPlugin:
     def __init__(
         self, config: pytest.Config, outputs: dict[str, Path], known: KnownFailures | None
@@ -206,10 +215,13 @@ class ReportingPlugin:
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         # -k/-m run before the kit tags its items: read the marker and parameter directly.
         for item in items:
+            props = {str(k): str(v) for k, v in item.user_properties}
             mark = item.get_closest_marker("rdq_requirement")
-            label = getattr(getattr(item, "callspec", None), "params", {}).get("rdq_plugin")
-            if mark is not None and mark.args and label is not None:
-                self.deselected.add((str(label), str(mark.args[0])))
+            rid = props.get("rdq_requirement") or (mark.args[0] if mark and mark.args else None)
+            label = props.get("rdq_plugin") or getattr(
+                getattr(item, "callspec", None), "params", {}).get("rdq_plugin")
+            if rid is not None and label is not None:
+                self.deselected.add((str(label), str(rid)))
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         # Ctrl-C, but also pytest.exit() and pytest's own Interrupted (collection errors;
@@ -309,7 +321,7 @@ class ReportingPlugin:
             "report": lambda p: write_json(p, report),
             "badge": lambda p: p.write_text(render_badge(report), encoding="utf-8"),
             "badge endpoint": lambda p: write_json(p, render_endpoint(report)),
-            "summary": lambda p: p.write_text(render_markdown(report), encoding="utf-8"),
+            "summary": lambda p: _append(p, render_markdown(report)),
         }
         for what, path in self.outputs.items():
             self._write(what, path, renderers[what])

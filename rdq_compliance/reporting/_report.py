@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import re
-import tempfile
+import secrets
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -176,7 +176,10 @@ def write_json(path: str | os.PathLike[str], value: Any) -> None:
     """Write ``value`` as pretty JSON, atomically (a reader never sees half a report)."""
     target = Path(path)
     text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp")
+    # Not tempfile.mkstemp: its file is 0600 whatever the umask, and os.replace keeps
+    # that mode; a report is an ordinary file (0644 under umask 022).
+    tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)

@@ -18,7 +18,7 @@ KIT_VERSIONS = (1,)
 _ALL_CODES = frozenset(c.value for c in ErrorCode)
 
 
-@requirement("RDQ-VER-001")
+@requirement("RDQ-VER-001", kind="property")
 @pytest.mark.parametrize("version", KIT_VERSIONS, ids=lambda v: f"v{v}")
 def test_declared_version_roundtrips(rdq: Rdq, version: int) -> None:
     """RDQ-VER-001 (C16): envelopes of each declared version round-trip with
@@ -69,7 +69,7 @@ def test_undeclared_version(rdq: Rdq, version: int) -> None:
     _check_undeclared(rdq, rdq.namespace(), env)
 
 
-@requirement("RDQ-VER-002")
+@requirement("RDQ-VER-002", kind="property")
 def test_generated_undeclared_versions(rdq: Rdq) -> None:
     """RDQ-VER-002 (C16, C17): generated envelopes of undeclared versions."""
 

@@ -136,7 +136,8 @@ def test_notes_are_shown_sanitized():
 
 def test_terminal_lines_explain_incomplete():
     r = report_for([meta()], passing(override={UNGATED_MUST.id: None}))
-    assert any(ln.startswith(f"  NOT-RUN {UNGATED_MUST.id}: no test") for ln in terminal_lines(r))
+    assert any(ln.startswith(f"  NOT-RUN {UNGATED_MUST.id}: not collected: the run named other")
+               for ln in terminal_lines(r))
 
 
 def test_terminal_safe():
