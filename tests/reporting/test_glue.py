@@ -378,3 +378,30 @@ def test_collect_only_writes_nothing(kit):
     assert result.ret == 0
     assert not (kit.path / "out/report.json").exists()
     assert "rdq compliance" not in result.stdout.str()
+
+
+# -- issue 14 §6: CI file conventions ---------------------------------------------------------
+
+
+def test_summary_is_appended_to_an_existing_file(kit):
+    """$GITHUB_STEP_SUMMARY is an append file: the steps before keep their lines."""
+    (kit.path / "out").mkdir()
+    (kit.path / "out/summary.md").write_text("# build step\n", encoding="utf-8")
+    run(kit)
+    text = (kit.path / "out/summary.md").read_text(encoding="utf-8")
+    assert text.startswith("# build step\n\n## rdq envelope v1")
+    run(kit)
+    assert (kit.path / "out/summary.md").read_text(encoding="utf-8").count("## rdq envelope") == 2
+
+
+def test_outputs_are_ordinary_files(kit):
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        run(kit)
+    finally:
+        os.umask(old)
+    for name in ("report.json", "badge.svg", "badge.json", "summary.md"):
+        assert stat.S_IMODE((kit.path / "out" / name).stat().st_mode) == 0o644, name
