@@ -9,13 +9,13 @@ inject HTML.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._causes import SPEC_URL, causes_headline, clause_link
 from ._text import badge_label, badge_message, terminal_safe
 
-__all__ = ["md_cell", "md_clauses", "md_code_block", "render_markdown"]
+__all__ = ["md_cell", "md_clause_links", "md_clauses", "md_code_block", "render_markdown"]
 
 _CELL_ESCAPES = {
     "&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;", "`": "&#96;", "\\": "&#92;",
@@ -43,14 +43,21 @@ def md_cell(text: object) -> str:
     return _CELL_RE.sub(_escape, s)
 
 
-def md_clauses(clauses: str | list[str], base: str = SPEC_URL) -> str:
-    """Clause ids as links to their text: ``[C3](docs/spec/clarifications.md#c3)``."""
+_CLAUSE_ID = re.compile(r"C[0-9]+[a-z]?")
+
+
+def md_clauses(clauses: str | list[str]) -> str:
+    """Clause ids as shortcut reference links, ``[C3]``: short in the raw text, a link
+    once rendered with the definitions of :func:`md_clause_links` below the summary."""
     ids = clauses.split() if isinstance(clauses, str) else list(clauses)
-    return " ".join(
-        f"[{md_cell(c)}]({clause_link(c, base)})" if re.fullmatch(r"C[0-9]+[a-z]?", c)
-        else md_cell(c)
-        for c in ids
-    )
+    return " ".join(f"[{c}]" if _CLAUSE_ID.fullmatch(c) else md_cell(c) for c in ids)
+
+
+def md_clause_links(clauses: Iterable[str], base: str = SPEC_URL) -> list[str]:
+    """The link reference definitions of ``clauses``: ``[C3]: docs/spec/…#c3``."""
+    found = sorted({c for c in clauses if _CLAUSE_ID.fullmatch(c)},
+                   key=lambda c: (int(re.sub("[a-z]", "", c[1:])), c))
+    return [f"[{c}]: {clause_link(c, base)}" for c in found]
 
 
 def md_code_block(text: str) -> str:
@@ -66,7 +73,7 @@ def _seconds(ms: int) -> str:
     return f"{ms / 1000:.1f} s"
 
 
-def _md_cause(c: Mapping[str, Any], base: str) -> str:
+def _md_cause(c: Mapping[str, Any]) -> str:
     """``/created_at`` instant changed by -117 ms [C3] → RDQ-RT-007 (207 failed), every
     plugin-influenced part escaped, the pointer in a code span it cannot close."""
     pointer = str(c["pointer"])
@@ -76,7 +83,7 @@ def _md_cause(c: Mapping[str, Any], base: str) -> str:
     others = len(c["pointers"]) - 1
     more = f" (and {others} other field{'s' if others != 1 else ''})" if others > 0 else ""
     return (f"{tick}{pad}{terminal_safe(pointer)}{pad}{tick}{more} {md_cell(c['summary'])} "
-            f"\\[{md_clauses(c['clause'], base)}\\] → **{md_cell(c['requirement'])}** "
+            f"{md_clauses(c['clause'])} → **{md_cell(c['requirement'])}** "
             f"({c['failures']} failed)")
 
 
@@ -130,7 +137,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
                 note = ("known failure; " + note).rstrip("; ")
             out.append(
                 f"| {md_cell(r['id'])} | {md_cell(r['level'])} | {md_cell(r['status'])} "
-                f"| {md_clauses(r['clauses'], base)} | {md_cell(r['suite'])} "
+                f"| {md_clauses(r['clauses'])} | {md_cell(r['suite'])} "
                 f"| {md_cell(r['title'])} | {md_cell(note)} |"
             )
             if r["status"] in ("failed", "error"):
@@ -142,16 +149,22 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         out += ["", f"### Root causes: {md_cell(p['label'])}", "",
                 f"{md_cell(causes_headline(causes))}:", ""]
         for c in causes:
-            out.append(f"- {_md_cause(c, base)}")
+            out.append(f"- {_md_cause(c)}")
     if failures:
         out += ["", "### Failures"]
         for p, r in failures:
             out += [
                 "",
                 f"#### {md_cell(r['id'])} ({md_cell(r['level'])}, "
-                f"{md_clauses(r['clauses'], base)}) · {md_cell(p['label'])} · "
+                f"{md_clauses(r['clauses'])}) · {md_cell(p['label'])} · "
                 f"{md_cell(r['status'])}",
                 "",
                 md_code_block(r["first_failure"] or "(no message)"),
             ]
+    used = [c for p in report["plugins"] for r in p["requirements"] for c in r["clauses"]]
+    used += [c for p in report["plugins"] for k in p.get("causes") or []
+             for c in str(k["clause"]).split()]
+    links = md_clause_links(used, base)
+    if links:
+        out += ["", *links]
     return "\n".join(out) + "\n"

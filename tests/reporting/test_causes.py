@@ -18,7 +18,7 @@ from rdq_compliance.reporting._causes import (
     clause_link,
     group_causes,
 )
-from rdq_compliance.reporting._markdown import md_cell, md_clauses
+from rdq_compliance.reporting._markdown import md_cell, md_clause_links, md_clauses
 
 from ._synth import meta, passing, report_for, validate_schema
 
@@ -143,17 +143,27 @@ def test_report_terminal_and_markdown_show_the_causes():
             in lines)
     md = render_markdown(report)
     assert "1 cause explains 2 failures:" in md
-    assert ("- `/created_at` instant changed by -117 ms "
-            f"\\[[C3]({SPEC_URL}#c3)\\] \u2192 **RDQ-RT-007** (2 failed)") in md
+    assert ("- `/created_at` instant changed by -117 ms [C3] \u2192 **RDQ-RT-007** (2 failed)"
+            in md)
 
 
 def test_markdown_links_every_clause_id():
-    """Clause links (issue 14 §7): every Cn in the summary is a link to docs/spec."""
+    """Clause links (issue 14 §7): every Cn in the summary is a shortcut reference link
+    ``[C3]`` (short in the raw file) with its definition below: docs/spec/…#c3."""
     md = render_markdown(_report_with_causes())
-    plain = re.sub(r"\[C[0-9]+[a-z]?\]\([^)]*#c[0-9]+[a-z]?\)", "", md)
-    assert not re.search(r"\bC[0-9]+[a-z]?\b", plain), re.findall(r".{20}\bC[0-9]+\b.{5}", plain)
+    body, _, defs = md.rstrip("\n").partition("\n\n[C1]: ")
+    defined = {f"C{m}" for m in re.findall(r"^\[C([0-9]+[a-z]?)\]: ", "[C1]: " + defs, re.M)}
+    used = set(re.findall(r"\[(C[0-9]+[a-z]?)\]", body))
+    assert used and used <= defined
+    outside_code = re.sub(r"```text\n.*?\n```", "", body, flags=re.S)
+    bare = re.sub(r"\[C[0-9]+[a-z]?\]", "", outside_code)
+    assert not re.search(r"\bC[0-9]+[a-z]?\b", bare), re.findall(r".{20}\bC[0-9]+\b.{5}", bare)
+    assert f"[C3]: {SPEC_URL}#c3" in md
     assert clause_link("C8a") == f"{SPEC_URL}#c8a"
-    assert md_clauses(["C13a", "WE:payload"]) == f"[C13a]({SPEC_URL}#c13a) WE:payload"
+    assert md_clauses(["C13a", "WE:payload"]) == "[C13a] WE:payload"
+    assert md_clause_links(["C10", "C8a", "C2", "C8"]) == [
+        f"[C2]: {SPEC_URL}#c2", f"[C8]: {SPEC_URL}#c8", f"[C8a]: {SPEC_URL}#c8a",
+        f"[C10]: {SPEC_URL}#c10"]
 
 
 def test_markdown_reads_well_raw():

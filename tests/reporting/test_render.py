@@ -143,3 +143,13 @@ def test_terminal_lines_explain_incomplete():
 def test_terminal_safe():
     assert terminal_safe("a\x1b[31mb\tc\nd\u202e") == "a[31mb c d"
     assert terminal_safe("a\r\nb\x00", one_line=False) == "a\nb"
+
+
+def test_plugin_that_opened_then_broke_is_not_called_not_opened():
+    """Wording (issue 14 §4): not "not opened: the plugin opened but cannot be used"."""
+    r = report_for([meta(unavailable="opened, then unusable: plugin 'm': storage.info returned 3")],
+                   [])
+    line = next(ln for ln in terminal_lines(r) if ln.startswith("plugin mem"))
+    assert line == ("plugin mem (opened, then unusable: plugin 'm': storage.info returned 3): "
+                    "incomplete")
+    assert "not opened" not in render_markdown(r)
