@@ -11,6 +11,7 @@ a per-user cache directory instead.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = ["HYPOTHESIS_ENV", "hypothesis_home", "keep_hypothesis_out"]
@@ -27,10 +28,18 @@ def hypothesis_home(invocation_dir: Path) -> Path | None:
     return Path(cache) / "rdq-compliance" / "hypothesis"
 
 
-def keep_hypothesis_out(invocation_dir: Path) -> None:
+def keep_hypothesis_out(invocation_dir: Path) -> Callable[[], None]:
+    """Point Hypothesis away from ``invocation_dir``; returns the undo (for
+    ``config.add_cleanup``: a run inside another process leaves its environment as it was)."""
     # Through the environment, read when Hypothesis first needs the directory: no
     # Hypothesis import here (the xdist controller runs no property), and xdist
     # workers, started later, inherit it.
     home = hypothesis_home(invocation_dir)
-    if home is not None:
-        os.environ[HYPOTHESIS_ENV] = str(home)
+    if home is None:
+        return lambda: None
+    os.environ[HYPOTHESIS_ENV] = str(home)
+
+    def undo() -> None:
+        os.environ.pop(HYPOTHESIS_ENV, None)
+
+    return undo

@@ -144,7 +144,7 @@ def configure(config: pytest.Config) -> None:
         except KeyError as exc:
             raise _usage(f"--rdq-replay: {exc.args[0]}") from None
     loaded = _load_plugins(config, settings)
-    keep_hypothesis_out(config.invocation_params.dir)
+    config.add_cleanup(keep_hypothesis_out(config.invocation_params.dir))
     for r in REQUIREMENTS:  # -m RDQ-UF-001 (and --strict-markers) know each id
         config.addinivalue_line("markers", f"{r.id}: {r.level} [{' '.join(r.clauses)}] {r.title}")
     config.stash[RUN_KEY] = KitRun(

@@ -95,3 +95,25 @@ def test_unpackaged_plugin_loads_from_its_folder(tmp_path: Path, monkeypatch):
         assert load_plugin(f"{name}:plugin").label == f"{name}:plugin"
     finally:
         sys.modules.pop(name, None)
+
+
+def test_hypothesis_home_leaves_an_existing_folder_and_the_environment_alone(
+        tmp_path: Path, monkeypatch):
+    """CI conventions (issue 14 §6): Hypothesis's files go to the user's cache unless the
+    folder already has a .hypothesis or HYPOTHESIS_STORAGE_DIRECTORY says where."""
+    import os
+
+    from rdq_compliance._pytest._workdir import HYPOTHESIS_ENV, keep_hypothesis_out
+
+    monkeypatch.delenv(HYPOTHESIS_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    undo = keep_hypothesis_out(tmp_path)
+    assert os.environ[HYPOTHESIS_ENV] == str(tmp_path / "cache/rdq-compliance/hypothesis")
+    undo()
+    assert HYPOTHESIS_ENV not in os.environ
+    (tmp_path / ".hypothesis").mkdir()
+    keep_hypothesis_out(tmp_path)()
+    assert HYPOTHESIS_ENV not in os.environ
+    monkeypatch.setenv(HYPOTHESIS_ENV, "/elsewhere")
+    keep_hypothesis_out(tmp_path / "x")()
+    assert os.environ[HYPOTHESIS_ENV] == "/elsewhere"
