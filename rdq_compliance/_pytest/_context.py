@@ -49,7 +49,7 @@ from ._guard import (
 )
 from ._profiles import derived_seed, hypothesis_settings
 from ._runtime import PluginRuntime
-from ._symptoms import symptom_of
+from ._symptoms import symptom_of, symptom_of_violation
 
 if TYPE_CHECKING:
     # Hypothesis itself is imported where a property runs (see Rdq.for_all): the xdist
@@ -570,11 +570,14 @@ class Namespace:
             for v in violations[:20]:
                 clauses = " ".join(CODE_CLAUSES.get(v.code, ((), ""))[0])
                 lines.append(f"  {v.pointer or '/'}: {v.code} [{clauses}]: {v.message}")
+            first = violations[0]
             rdq.fail(
                 f"{op} returned an invalid envelope (RDQ-RT-004: what a plugin returns is a "
                 f"valid envelope in exact model form){because}:",
                 detail="\n".join(lines),
                 envelopes=(expected,),
+                symptom=symptom_of_violation(
+                    first, " ".join(CODE_CLAUSES.get(first.code, ((), ""))[0]) or "C11", lines),
             )
         differences = diff(expected, got)
         if differences:

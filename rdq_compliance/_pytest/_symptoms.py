@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from ..envelope import Difference
+from ..envelope import Difference, Violation
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 from ..reporting._causes import Symptom
 
-__all__ = ["pointer_pattern", "symptom_of"]
+__all__ = ["pointer_pattern", "symptom_of", "symptom_of_violation"]
 
 _ENVELOPE = frozenset(ENVELOPE_FIELDS)
 _ATTEMPT = frozenset(ATTEMPT_FIELDS)
@@ -77,4 +77,21 @@ def symptom_of(first: Difference, clause: str, diff_lines: list[str]) -> Symptom
         clause=clause,
         summary=_summary(first),
         diff="\n".join(lines),
+    )
+
+
+def symptom_of_violation(first: Violation, clause: str, lines: list[str]) -> Symptom:
+    """The symptom of a read that returned an invalid envelope (RDQ-RT-004): its first
+    violation, e.g. ``/created_at`` ``invalid: TIMESTAMP_NOT_UTC`` (a naive datetime)."""
+    shown = lines[:_DIFF_LINES]
+    if len(lines) > _DIFF_LINES:
+        shown.append(f"  \u2026 and {len(lines) - _DIFF_LINES} more lines")
+    message = first.message if len(first.message) <= 160 else first.message[:159] + "\u2026"
+    return Symptom(
+        pointer=first.pointer or "/",
+        pattern=pointer_pattern(first.pointer) or "/",
+        kind=f"invalid: {first.code}",
+        clause=clause,
+        summary=f"returned invalid ({first.code}): {message}",
+        diff="\n".join(shown),
     )

@@ -174,3 +174,16 @@ def test_markdown_reads_well_raw():
         "&#95;x&#95; a&#95; &#95;&#95;init&#95;&#95; &#42;b&#42;")
     md = render_markdown(report_for([meta()], passing()))
     assert "unknown_fields" in md and "&#95;" not in md
+
+
+def test_an_invalid_envelope_read_back_is_a_symptom_too():
+    """RDQ-RT-004 (C6): a read that returns an invalid envelope (lower-case id, naive
+    timestamps) has its first violation as the symptom, so it groups into a cause."""
+    from rdq_compliance._pytest._symptoms import symptom_of_violation
+    from rdq_compliance.envelope import Violation, ViolationCode
+
+    v = Violation(ViolationCode.ID_FORMAT, "/id", "'01j…' is not canonical ULID text")
+    s = symptom_of_violation(v, "C6", ["  /id: ID_FORMAT [C6]: …"])
+    assert (s.pattern, s.kind, s.clause) == ("/id", "invalid: ID_FORMAT", "C6")
+    (cause,) = group_causes([("a", "RDQ-GOLD-001", s), ("b", "RDQ-RT-004", s)])
+    assert cause["requirement"] == "RDQ-RT-004"
