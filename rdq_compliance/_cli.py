@@ -14,6 +14,7 @@ from . import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from ._cli_requirements import register as register_requirements
     from ._cli_validate import register as register_validate
     from .reporting._cli import register as register_reporting
 
@@ -25,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     register_validate(sub)
     register_reporting(sub)
+    register_requirements(sub)
     return parser
 
 

@@ -97,7 +97,9 @@ def save_case(
     message: str,
     meta: Mapping[str, Any],
 ) -> Path:
-    """Write the case; the file name is ``<test>-<hash of the case>.json``."""
+    """Write the case; the file name is ``<test>-<hash>.json``, the hash taken over the
+    case, the failure message and the run's meta (profile, seed, ...): two different
+    failures never share a file, the same failure of the same run rewrites its own."""
     body = {
         "test": test,
         "params": dict(params),
@@ -107,9 +109,10 @@ def save_case(
         "example": None if example is None else {k: dump_value(v) for k, v in example.items()},
         "envelopes": envelopes,
     }
+    hashed = {**body, "message": message, "meta": dict(meta)}
     digest = hashlib.sha256(
-        json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8")
-    ).hexdigest()[:12]
+        json.dumps(hashed, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8")
+    ).hexdigest()[:16]
     doc = {"format": FORMAT, **body, "message": message, **meta}
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{test}-{digest}.json"

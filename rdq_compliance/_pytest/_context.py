@@ -35,6 +35,7 @@ from ..envelope import (
     to_json,
     validate,
 )
+from ..reporting._causes import Symptom
 from ..storage import NAMESPACE_PATTERN, StorageError, StorageInfo
 from ..storage._stdio import vouched_for
 from ._case import Case
@@ -48,6 +49,7 @@ from ._guard import (
 )
 from ._profiles import derived_seed, hypothesis_settings
 from ._runtime import PluginRuntime
+from ._symptoms import symptom_of, symptom_of_violation
 
 if TYPE_CHECKING:
     # Hypothesis itself is imported where a property runs (see Rdq.for_all): the xdist
@@ -76,7 +78,10 @@ def clauses_for_pointer(d: Difference) -> str:
     """The clause a difference at ``d.pointer`` breaks, for the failure message."""
     parts = d.pointer.split("/")[1:]
     if d.kind == "type" and (d.expected is None or d.actual is None):
-        return "C9"
+        other = d.actual if d.expected is None else d.expected
+        if other in ("", {}, []):  # null vs an empty value: the distinction C9 keeps
+            return "C9"
+        # else a value lost to null (or made up): the clause of the field (C10 for detail)
     if not parts:
         return "C13"
     if len(parts) == 1:
@@ -221,11 +226,13 @@ class Rdq:
         return "\n".join(lines)
 
     def fail(
-        self, summary: str, *, detail: str = "", envelopes: Collection[Envelope] = ()
+        self, summary: str, *, detail: str = "", envelopes: Collection[Envelope] = (),
+        symptom: Symptom | None = None,
     ) -> NoReturn:
         """Fail the test with a message naming the requirement, its clauses and the plugin."""
         __tracebackhide__ = True
         exc = CheckFailed(self.message(summary, detail, envelopes))
+        exc.symptom = symptom
         exc.rdq_envelopes = [_canonical(e) for e in envelopes]  # type: ignore[attr-defined]
         raise exc from None  # the plugin's exception is already in the message
 
@@ -613,25 +620,27 @@ class Namespace:
             for v in violations[:20]:
                 clauses = " ".join(CODE_CLAUSES.get(v.code, ((), ""))[0])
                 lines.append(f"  {v.pointer or '/'}: {v.code} [{clauses}]: {v.message}")
+            first = violations[0]
             rdq.fail(
                 f"{op} returned an invalid envelope (RDQ-RT-004: what a plugin returns is a "
                 f"valid envelope in exact model form){because}:",
                 detail="\n".join(lines),
                 envelopes=(expected,),
+                symptom=symptom_of_violation(
+                    first, " ".join(CODE_CLAUSES.get(first.code, ((), ""))[0]) or "C11", lines),
             )
         differences = diff(expected, got)
         if differences:
-            lines = [
-                f"  {line}  [{clauses_for_pointer(d)}]"
-                for d, line in zip(differences, format_diff(differences).splitlines(),
-                                   strict=False)
-            ]
+            # One line per difference, at most 20, then one "… and N more" (format_diff's
+            # own would be a 21st line, tagged with the clause of a difference not shown).
+            lines = [f"  {d}  [{clauses_for_pointer(d)}]" for d in differences[:20]]
             if len(differences) > 20:
                 lines.append(f"  … and {len(differences) - 20} more")
             rdq.fail(
                 f"{op} returned an envelope that differs from the one written{because}:",
                 detail="\n".join(lines),
                 envelopes=(expected,),
+                symptom=symptom_of(differences[0], clauses_for_pointer(differences[0]), lines),
             )
 
     def roundtrip(self, env: Envelope) -> None:

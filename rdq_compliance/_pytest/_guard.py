@@ -25,6 +25,7 @@ from typing import Any, NoReturn
 
 import pluggy
 
+from ..reporting._causes import Symptom
 from ..storage import ErrorCode, StorageError
 
 __all__ = [
@@ -40,6 +41,10 @@ _C17_CODES = frozenset(c.value for c in ErrorCode)
 
 class CheckFailed(AssertionError):
     """A compliance check failed. Raised inside tests; Hypothesis shrinks on it."""
+
+    symptom: Symptom | None = None
+    """What a round trip read back differently (its first difference), for the report's
+    root causes; set by :meth:`Rdq.fail`, read by the reporting plugin."""
 
 
 class OperationHung(BaseException):

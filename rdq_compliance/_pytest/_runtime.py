@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..storage import Storage, StorageInfo, StorageUnavailable
-from ..storage._discovery import LoadedPlugin
+from ..storage._discovery import STDIO, LoadedPlugin
 from ..storage._stdio import TesteeFault
 from ._guard import OperationHung, PluginFault, Runner, format_plugin_traceback
 
@@ -312,7 +312,7 @@ def _storage_shape(storage: object) -> str | None:
 
 def _unavailable_message(label: str, exc: StorageUnavailable) -> str:
     hint = f" (set it with --rdq-option {label}.{exc.setting}=VALUE)" if exc.setting else ""
-    if label == "stdio" and exc.setting == "command":
+    if label == STDIO and exc.setting == "command":
         hint = " (change --rdq-testee CMD, or RDQ_TESTEE)"
     return f"plugin {label!r} is unavailable: {exc.message}{hint}"
 

@@ -44,7 +44,8 @@ _OPTIONS: tuple[
     ("--rdq-badge-endpoint", "rdq_badge_endpoint", "string", None,
      "write a shields.io endpoint JSON of the verdict to PATH", {"metavar": "PATH"}),
     ("--rdq-summary", "rdq_summary", "string", None,
-     "write a Markdown summary (requirement table, failures) to PATH", {"metavar": "PATH"}),
+     "append a Markdown summary (requirement table, causes, failures) to PATH, e.g. "
+     "$GITHUB_STEP_SUMMARY", {"metavar": "PATH"}),
     ("--rdq-known-failures", "rdq_known_failures", "string", None,
      "file of requirement ids the plugin is known to fail (see README)", {"metavar": "FILE"}),
     ("--rdq-upgrade-save", "rdq_upgrade_save", "string", None,

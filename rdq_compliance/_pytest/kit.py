@@ -18,7 +18,7 @@ import pytest
 
 from .. import __version__
 from .._corpus import corpus_hash
-from .._requirements import Requirement, get_requirement
+from .._requirements import REQUIREMENTS, Requirement, get_requirement
 from ..storage._discovery import (
     STDIO,
     DiscoveryError,
@@ -34,9 +34,10 @@ from ._guard import CheckFailed, OperationHung
 from ._profiles import PROFILES
 from ._runtime import PluginRuntime
 from ._state import RUN_KEY, KitRun, PluginUnderTest
+from ._workdir import keep_hypothesis_out
 from .entry import option
 
-__all__ = ["MARKER", "SUITE_FILES", "KitPlugin", "configure"]
+__all__ = ["CLAUSE_ORDER", "MARKER", "SUITE_FILES", "KitPlugin", "configure", "specificity"]
 
 MARKER = "rdq_requirement"
 SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
@@ -161,6 +162,9 @@ def configure(config: pytest.Config) -> None:
         except KeyError as exc:
             raise _usage(f"--rdq-replay: {exc.args[0]}") from None
     loaded = _load_plugins(config, settings)
+    config.add_cleanup(keep_hypothesis_out(config.invocation_params.dir))
+    for r in REQUIREMENTS:  # -m RDQ-UF-001 (and --strict-markers) know each id
+        config.addinivalue_line("markers", f"{r.id}: {r.level} [{' '.join(r.clauses)}] {r.title}")
     config.stash[RUN_KEY] = KitRun(
         plugins=[PluginUnderTest(p.label) for p in loaded],
         profile=settings.profile,
@@ -293,6 +297,13 @@ class KitPlugin:
                 for path in self.suites
             )
         return report
+
+    def pytest_itemcollected(self, item: pytest.Item) -> None:
+        # Before -k/-m select (pytest_collection_modifyitems): the requirement id is a
+        # marker of its tests, so "-k RDQ-UF-001" and "-m RDQ-UF-001" select exactly them.
+        mark = item.get_closest_marker(MARKER)
+        if mark is not None and mark.args and _is_kit_test(item):
+            item.add_marker(str(mark.args[0]))
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
         if "rdq_plugin" in metafunc.fixturenames:
@@ -446,34 +457,62 @@ def _is_kit_test(item: pytest.Item) -> bool:
     return module is not None and module.__name__.startswith(SUITE_MODULE_PREFIX)
 
 
-def _is_generated(item: pytest.Item) -> bool:
-    """A kit test that runs a Hypothesis property or state machine: its body calls
-    ``rdq.for_all`` or ``rdq.run_machine`` (names the function's code refers to)."""
-    return _cost_rank(item) < _EXAMPLE
-
-
 _MACHINE, _SLOW, _PROPERTY, _EXAMPLE = range(4)
+
+# The clauses in the order their tests run (among requirements citing as many clauses):
+# what every envelope carries first, so that the requirement about it fails before the
+# tests that merely carry it along (every example has timestamps, so a defect in them
+# must fail RDQ-RT-007 first); then the structures that the cross-field tests fill with
+# unusual values (RDQ-RT-006 puts text into headers, unknown fields and detail, so
+# headers and detail go before free text); then the storage semantics. A defect in
+# free text itself first fails an unknown-field test (its values include such text).
+CLAUSE_ORDER = ("C16", "C6", "C3", "C8", "C12", "C10", "C5", "C4", "C7", "C9", "C1", "C2",
+                "C11", "C13", "C14", "C15", "C17")
+
+
+def _marker(item: pytest.Item) -> pytest.Mark | None:
+    get_marker = getattr(item, "get_closest_marker", None)
+    return get_marker(MARKER) if get_marker is not None else None
 
 
 def _cost_rank(item: pytest.Item) -> int:
     """The state machine (the longest test), a property the suite marks ``slow``,
-    another property, a fixed example."""
-    code = getattr(getattr(item, "function", None), "__code__", None)
-    names = frozenset() if code is None else frozenset(code.co_names)
-    if "run_machine" in names:
+    another property, a fixed example: from ``@requirement(kind=..., slow=...)``."""
+    mark = _marker(item)
+    kind = "example" if mark is None else mark.kwargs.get("kind", "example")
+    if kind == "machine":
         return _MACHINE
-    if "for_all" not in names:
+    if kind != "property":
         return _EXAMPLE
-    get_marker = getattr(item, "get_closest_marker", None)
-    mark = get_marker(MARKER) if get_marker is not None else None
     return _SLOW if mark is not None and mark.kwargs.get("slow") else _PROPERTY
+
+
+def _is_generated(item: pytest.Item) -> bool:
+    """A kit test that runs a Hypothesis property or state machine."""
+    return _cost_rank(item) < _EXAMPLE
+
+
+def specificity(item: pytest.Item) -> tuple[int, int]:
+    """How broad the item's requirement is (registry data): requirements citing fewer
+    clauses first, so that the golden corpus and the generic round trip (nine clauses
+    each) come after the targeted requirements; ties in :data:`CLAUSE_ORDER`."""
+    mark = _marker(item)
+    try:
+        req = get_requirement(str(mark.args[0])) if mark is not None and mark.args else None
+    except KeyError:
+        req = None
+    if req is None:
+        return (99, len(CLAUSE_ORDER))
+    first = min((CLAUSE_ORDER.index(c) for c in req.clauses if c in CLAUSE_ORDER),
+                default=len(CLAUSE_ORDER))
+    return (len(req.clauses), first)
 
 
 def _in_xdist_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def _reorder_kit_items(items: list[pytest.Item], key: Callable[[pytest.Item], int]) -> None:
+def _reorder_kit_items(items: list[pytest.Item], key: Callable[[pytest.Item], Any]) -> None:
     # A stable sort of the kit's own items only: the same collection always gives
     # the same order (xdist workers must agree), and the user's tests keep their places.
     slots = [i for i, item in enumerate(items) if _is_kit_test(item)]
@@ -485,8 +524,10 @@ def _reorder_kit_items(items: list[pytest.Item], key: Callable[[pytest.Item], in
 def examples_first(items: list[pytest.Item]) -> None:
     """Reorder the kit's tests in place: every example-based test (milliseconds each)
     before the generated properties (up to seconds each), so that ``-x`` stops at the
-    first defect a fixed example shows without waiting for the searches."""
-    _reorder_kit_items(items, _is_generated)
+    first defect a fixed example shows without waiting for the searches; in each half,
+    the most specific requirement first (:func:`specificity`), so that the first
+    failure names the requirement about the defect, not the golden corpus."""
+    _reorder_kit_items(items, lambda item: (_is_generated(item), *specificity(item)))
 
 
 def longest_first(items: list[pytest.Item]) -> None:
@@ -498,7 +539,11 @@ def longest_first(items: list[pytest.Item]) -> None:
     rest in small chunks on demand, so the examples go out in the first chunks and the
     long tests are dealt a few at a time at the end, longest first; with the state
     machine last, one worker ran it alone while the other sat idle."""
-    _reorder_kit_items(items, lambda item: (_cost_rank(item) + 1) % 4)
+    _reorder_kit_items(
+        items,
+        lambda item: ((_cost_rank(item) + 1) % 4,
+                      specificity(item) if _cost_rank(item) == _EXAMPLE else (0, 0)),
+    )
 
 
 def _guard_timeout(plugin: LoadedPlugin, settings: KitSettings) -> float:

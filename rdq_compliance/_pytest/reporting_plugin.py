@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import textwrap
 import time
+from collections.abc import Generator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,8 @@ from ..reporting import (
     terminal_safe,
     write_json,
 )
+from ..reporting._causes import Symptom
+from ._guard import CheckFailed
 from ._incomplete import untested, untested_line
 from ._state import RUN_KEY, KitRun
 from .entry import option
@@ -126,6 +129,23 @@ def _props(report: pytest.TestReport) -> dict[str, str]:
     return found
 
 
+_DESELECTED_KEY = "rdq_deselected"
+_CAUSE_PROP = "rdq_cause"
+"""The user property that carries a failure's :class:`Symptom` (as JSON) from the test,
+maybe on an xdist worker, to the report."""
+
+
+def _symptom_in(exc: BaseException | None) -> Symptom | None:
+    if isinstance(exc, CheckFailed):
+        return exc.symptom
+    if isinstance(exc, BaseExceptionGroup):
+        for sub in exc.exceptions:
+            found = _symptom_in(sub)
+            if found is not None:
+                return found
+    return None
+
+
 _E_LINE = re.compile(r"^E(?: |$)")
 
 
@@ -138,12 +158,36 @@ def _failure_text(report: pytest.TestReport) -> str:
     return textwrap.dedent("\n".join(found)).strip("\n") if found else text
 
 
+_MAXFAIL = re.compile(r"stopping after (\d+) failures?")
+
+
+def _stop_reason(why: object) -> str:
+    """Why the run stopped, as the clause after "the run stopped early:"; pytest's and
+    xdist's "stopping after N failures" (-x, --maxfail) said once, in words."""
+    text = str(why)
+    m = _MAXFAIL.fullmatch(text.strip())
+    if m is None:
+        return text
+    n = int(m.group(1))
+    return ("after the first failure (-x)" if n == 1
+            else f"after {n} failures (--maxfail={n})")
+
+
 def _skip_reason(report: pytest.TestReport) -> str:
     longrepr = report.longrepr
     if isinstance(longrepr, tuple | list) and len(longrepr) == 3:
         reason = str(longrepr[2])
         return reason.removeprefix("Skipped: ")
     return str(longrepr)
+
+
+def _append(path: Path, text: str) -> None:
+    """Add ``text`` to ``path``: a summary file is an append file ($GITHUB_STEP_SUMMARY
+    collects every step's), so an existing one keeps what it holds."""
+    with path.open("a", encoding="utf-8") as f:
+        if f.tell() > 0:
+            f.write("\n")
+        f.write(text)
 
 
 class ReportingPlugin:
@@ -162,9 +206,23 @@ class ReportingPlugin:
         self.exit_note: str | None = None
         self.incomplete_note: str | None = None
         self.written: list[tuple[str, Path]] = []
+        self.deselected: set[tuple[str, str]] = set()
         self.write_errors: list[str] = []
 
     # -- results --------------------------------------------------------------------------
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if call.when == "call" and call.excinfo is not None:
+            symptom = _symptom_in(call.excinfo.value)
+            if symptom is not None:  # user_properties survive the trip from an xdist worker
+                # a new list: the report shares the item's, which the teardown report reuses
+                report.user_properties = [*report.user_properties,
+                                          (_CAUSE_PROP, symptom.to_json())]
+        return report
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = _props(report)
         text: str | None = None
@@ -183,7 +241,19 @@ class ReportingPlugin:
             duration=report.duration,
             xfail=None if xfail is None else str(xfail),
             not_applicable=bool(props.get("rdq_not_applicable")),
+            cause=Symptom.from_json(props[_CAUSE_PROP]) if _CAUSE_PROP in props else None,
         )
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        # -k/-m run before the kit tags its items: read the marker and parameter directly.
+        for item in items:
+            props = {str(k): str(v) for k, v in item.user_properties}
+            mark = item.get_closest_marker("rdq_requirement")
+            rid = props.get("rdq_requirement") or (mark.args[0] if mark and mark.args else None)
+            label = props.get("rdq_plugin") or getattr(
+                getattr(item, "callspec", None), "params", {}).get("rdq_plugin")
+            if rid is not None and label is not None:
+                self.deselected.add((str(label), str(rid)))
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         # Ctrl-C, but also pytest.exit() and pytest's own Interrupted (collection errors;
@@ -193,7 +263,7 @@ class ReportingPlugin:
         elif isinstance(excinfo.value, pytest.exit.Exception):
             self.interrupted = f"stopped by pytest.exit(): {excinfo.value}"
         else:
-            self.interrupted = f"stopped: {excinfo.value}"
+            self.interrupted = _stop_reason(excinfo.value)
 
     # -- the report -----------------------------------------------------------------------
     def _run_meta(self, session: pytest.Session, exitstatus: int) -> RunMeta:
@@ -205,7 +275,7 @@ class ReportingPlugin:
                 unavailable = p.unavailable
                 if info is None and unavailable is None:
                     unavailable = (
-                        f"the plugin opened but cannot be used: {p.broken}" if p.broken
+                        f"opened, then unusable: {p.broken}" if p.broken
                         else "the kit did not open this plugin (--collect-only, or the run "
                         "ended before)"
                     )
@@ -226,9 +296,9 @@ class ReportingPlugin:
         if not aborted:
             aborted = self.interrupted
         if not aborted and session.shouldfail:
-            aborted = f"stopped: {session.shouldfail}"
+            aborted = _stop_reason(session.shouldfail)
         if not aborted and session.shouldstop:
-            aborted = f"stopped: {session.shouldstop}"
+            aborted = _stop_reason(session.shouldstop)
         if not aborted and exitstatus == pytest.ExitCode.INTERRUPTED:
             aborted = "interrupted (errors during collection?)"
         return RunMeta(
@@ -254,14 +324,24 @@ class ReportingPlugin:
         else:
             self.written.append((what, path))
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """xdist controller: the workers collected (and deselected) the tests."""
+        found = getattr(node, "workeroutput", {}).get(_DESELECTED_KEY, [])
+        self.deselected.update((str(label), str(rid)) for label, rid in found)
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.is_worker:
+            workeroutput = getattr(self.config, "workeroutput", None)
+            if isinstance(workeroutput, dict):
+                workeroutput[_DESELECTED_KEY] = sorted(self.deselected)
             return  # the controller writes the one report of an xdist run
         if self.config.option.collectonly:
             return  # nothing ran: do not overwrite the report of a real run
         meta = self._run_meta(session, exitstatus)
-        results = evaluate(meta.plugins, self.collector.results(), aborted=meta.aborted)
+        results = evaluate(meta.plugins, self.collector.results(), aborted=meta.aborted,
+                           deselected=self.deselected)
         known_map = {}
         if self.known is not None:
             known_map = {
@@ -275,7 +355,7 @@ class ReportingPlugin:
             "report": lambda p: write_json(p, report),
             "badge": lambda p: p.write_text(render_badge(report), encoding="utf-8"),
             "badge endpoint": lambda p: write_json(p, render_endpoint(report)),
-            "summary": lambda p: p.write_text(render_markdown(report), encoding="utf-8"),
+            "summary": lambda p: _append(p, render_markdown(report)),
         }
         for what, path in self.outputs.items():
             self._write(what, path, renderers[what])

@@ -389,9 +389,20 @@ def _format_line(d: Difference) -> str:
         )
     if isinstance(d.expected, bytes | datetime) and d.kind == "changed":
         return f"{ptr}: {d.note}"
+    if _names_both(d.note, d.expected, d.actual):
+        return f"{ptr}: {d.note}"  # not "expected 1, got 2 (expected 1, got 2)"
     return (
         f"{ptr}: {d.note} (expected {_short(d.expected, center)}, got {_short(d.actual, center)})"
     )
+
+
+def _names_both(note: str, expected: object, actual: object) -> bool:
+    """Whether ``note`` already says "expected X, got Y" with both values."""
+    def forms(v: object) -> set[str]:
+        return {repr(v), str(v), repr(str(v))}
+
+    return any(f"expected {e}, got {a}" in note
+               for e in forms(expected) for a in forms(actual))
 
 
 def format_diff(diffs: Sequence[Difference], *, limit: int = 20) -> str:

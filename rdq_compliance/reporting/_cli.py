@@ -1,6 +1,6 @@
-"""``rdq-compliance badge | verify | known-failures``: commands that read a report.
+"""``rdq-compliance badge | verify | known-failures``: commands that read reports.
 
-Exit codes: 0 success; 1 the report is invalid or was changed after the kit wrote
+Exit codes: 0 success; 1 a report is invalid or was changed after the kit wrote
 it (digest mismatch); 2 usage error, unreadable report or unwritable output.
 """
 
@@ -47,12 +47,17 @@ def _write(out: str, text: str) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    report, code = _verified(args.report)
-    if report is None:
-        return code
-    print(f"{args.report}: ok, {report['digest']} (verdict {report['verdict']}, "
-          f"kit {report['kit_version']}, fixtures {report['fixture_hash']})")
-    return 0
+    # Every report is checked and gets its line; the worst outcome is the exit code
+    # (2 unreadable > 1 invalid > 0).
+    worst = 0
+    for path in args.reports:
+        report, code = _verified(path)
+        if report is None:
+            worst = max(worst, code)
+            continue
+        print(f"{path}: ok, {report['digest']} (verdict {report['verdict']}, "
+              f"kit {report['kit_version']}, fixtures {report['fixture_hash']})")
+    return worst
 
 
 def _cmd_badge(args: argparse.Namespace) -> int:
@@ -76,11 +81,11 @@ def _cmd_known_failures(args: argparse.Namespace) -> int:
 
 def register(sub: Any) -> None:
     """Add the report commands to the ``rdq-compliance`` sub-command parser."""
-    p = sub.add_parser("verify", help="check a report's integrity digest",
-                       description="Recompute the digest of a --rdq-report file. Exit 0 when it "
-                       "matches, 1 when the report was changed or is invalid, 2 when it cannot "
-                       "be read.")
-    p.add_argument("report", metavar="REPORT")
+    p = sub.add_parser("verify", help="check the integrity digest of reports",
+                       description="Recompute the digest of each --rdq-report file. Exit 0 when "
+                       "every one matches, 1 when a report was changed or is invalid, 2 when "
+                       "one cannot be read.")
+    p.add_argument("reports", metavar="REPORT", nargs="+")
     p.set_defaults(func=_cmd_verify)
 
     p = sub.add_parser("badge", help="re-render the badge of a report",

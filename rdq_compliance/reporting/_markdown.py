@@ -9,25 +9,55 @@ inject HTML.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ._causes import SPEC_URL, causes_headline, clause_link
 from ._text import badge_label, badge_message, terminal_safe
 
-__all__ = ["md_cell", "md_code_block", "render_markdown"]
+__all__ = ["md_cell", "md_clause_links", "md_clauses", "md_code_block", "render_markdown"]
 
 _CELL_ESCAPES = {
     "&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "&#124;", "`": "&#96;", "\\": "&#92;",
     "*": "&#42;", "_": "&#95;", "[": "&#91;", "]": "&#93;", "#": "&#35;", "!": "&#33;",
     "~": "&#126;",
 }
+# An underscore between two letters or digits (``unknown_fields``) cannot open or close
+# emphasis (CommonMark, intraword "_"): kept as is, so the raw file reads well too.
 _CELL_RE = re.compile("[" + re.escape("".join(_CELL_ESCAPES)) + "]")
 
 
+def _escape(m: re.Match[str]) -> str:
+    text, i = m.string, m.start()
+    if m.group() == "_" and 0 < i < len(text) - 1 and (
+        text[i - 1].isalnum() and text[i + 1].isalnum()
+    ):
+        return "_"
+    return _CELL_ESCAPES[m.group()]
+
+
 def md_cell(text: object) -> str:
-    """``text`` as inert inline Markdown: one line, every markup character an entity."""
+    """``text`` as inert inline Markdown: one line, every markup character an entity
+    (but an intraword underscore, which is inert already)."""
     s = terminal_safe("" if text is None else str(text))
-    return _CELL_RE.sub(lambda m: _CELL_ESCAPES[m.group()], s)
+    return _CELL_RE.sub(_escape, s)
+
+
+_CLAUSE_ID = re.compile(r"C[0-9]+[a-z]?")
+
+
+def md_clauses(clauses: str | list[str]) -> str:
+    """Clause ids as shortcut reference links, ``[C3]``: short in the raw text, a link
+    once rendered with the definitions of :func:`md_clause_links` below the summary."""
+    ids = clauses.split() if isinstance(clauses, str) else list(clauses)
+    return " ".join(f"[{c}]" if _CLAUSE_ID.fullmatch(c) else md_cell(c) for c in ids)
+
+
+def md_clause_links(clauses: Iterable[str], base: str = SPEC_URL) -> list[str]:
+    """The link reference definitions of ``clauses``: ``[C3]: docs/spec/…#c3``."""
+    found = sorted({c for c in clauses if _CLAUSE_ID.fullmatch(c)},
+                   key=lambda c: (int(re.sub("[a-z]", "", c[1:])), c))
+    return [f"[{c}]: {clause_link(c, base)}" for c in found]
 
 
 def md_code_block(text: str) -> str:
@@ -43,8 +73,23 @@ def _seconds(ms: int) -> str:
     return f"{ms / 1000:.1f} s"
 
 
+def _md_cause(c: Mapping[str, Any]) -> str:
+    """``/created_at`` instant changed by -117 ms [C3] → RDQ-RT-007 (207 failed), every
+    plugin-influenced part escaped, the pointer in a code span it cannot close."""
+    pointer = str(c["pointer"])
+    longest = max((len(run) for run in re.findall("`+", pointer)), default=0)
+    tick = "`" * (longest + 1)
+    pad = " " if pointer.startswith("`") or pointer.endswith("`") else ""
+    others = len(c["pointers"]) - 1
+    more = f" (and {others} other field{'s' if others != 1 else ''})" if others > 0 else ""
+    return (f"{tick}{pad}{terminal_safe(pointer)}{pad}{tick}{more} {md_cell(c['summary'])} "
+            f"{md_clauses(c['clause'])} → **{md_cell(c['requirement'])}** "
+            f"({c['failures']} failed)")
+
+
 def render_markdown(report: Mapping[str, Any]) -> str:
     verdict = str(report["verdict"])
+    base = str(report.get("spec") or SPEC_URL)
     out = [
         f"## {md_cell(badge_label(report))}: **{md_cell(badge_message(report))}**",
         "",
@@ -53,7 +98,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for p in report["plugins"]:
-        declared = p["name"] if p["name"] is not None else f"not opened: {p['unavailable']}"
+        declared = p["name"] if p["name"] is not None else p["unavailable"] or "not opened"
         out.append(
             f"| {md_cell(p['label'])} | {md_cell(declared)} | {md_cell(p['version'] or '')} "
             f"| {md_cell(', '.join(map(str, p['envelope_versions'])))} "
@@ -92,20 +137,34 @@ def render_markdown(report: Mapping[str, Any]) -> str:
                 note = ("known failure; " + note).rstrip("; ")
             out.append(
                 f"| {md_cell(r['id'])} | {md_cell(r['level'])} | {md_cell(r['status'])} "
-                f"| {md_cell(' '.join(r['clauses']))} | {md_cell(r['suite'])} "
+                f"| {md_clauses(r['clauses'])} | {md_cell(r['suite'])} "
                 f"| {md_cell(r['title'])} | {md_cell(note)} |"
             )
             if r["status"] in ("failed", "error"):
                 failures.append((p, r))
+    for p in report["plugins"]:
+        causes = p.get("causes") or []
+        if not causes:
+            continue
+        out += ["", f"### Root causes: {md_cell(p['label'])}", "",
+                f"{md_cell(causes_headline(causes))}:", ""]
+        for c in causes:
+            out.append(f"- {_md_cause(c)}")
     if failures:
         out += ["", "### Failures"]
         for p, r in failures:
             out += [
                 "",
                 f"#### {md_cell(r['id'])} ({md_cell(r['level'])}, "
-                f"{md_cell(' '.join(r['clauses']))}) · {md_cell(p['label'])} · "
+                f"{md_clauses(r['clauses'])}) · {md_cell(p['label'])} · "
                 f"{md_cell(r['status'])}",
                 "",
                 md_code_block(r["first_failure"] or "(no message)"),
             ]
+    used = [c for p in report["plugins"] for r in p["requirements"] for c in r["clauses"]]
+    used += [c for p in report["plugins"] for k in p.get("causes") or []
+             for c in str(k["clause"]).split()]
+    links = md_clause_links(used, base)
+    if links:
+        out += ["", *links]
     return "\n".join(out) + "\n"

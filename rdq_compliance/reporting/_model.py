@@ -11,6 +11,8 @@ import enum
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ._causes import Symptom
+
 __all__ = [
     "MESSAGE_MAX_CHARS",
     "MESSAGE_MAX_LINES",
@@ -79,6 +81,8 @@ class TestResult:
     not_applicable: bool = False
     """Skipped because the requirement does not apply to this plugin (the kit said so
     through the ``rdq_not_applicable`` user property), not because it could not run."""
+    cause: Symptom | None = None
+    """What differed, when the failure is a round trip that read back something else."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +143,7 @@ class _Pending:
     duration: float = 0.0
     not_applicable: bool = False
     order: int = 0
+    cause: Symptom | None = None
 
 
 @dataclass
@@ -168,6 +173,7 @@ class ResultCollector:
         duration: float = 0.0,
         xfail: str | None = None,
         not_applicable: bool = False,
+        cause: Symptom | None = None,
     ) -> None:
         """Record one phase. ``outcome`` is pytest's passed/failed/skipped; ``text``
         the failure text or the skip reason; ``xfail`` the reason of an expected failure."""
@@ -190,7 +196,7 @@ class ResultCollector:
                 t.not_applicable = not_applicable
         elif outcome == "failed":
             if when == "call":
-                t.status, t.message = TestStatus.FAILED, text
+                t.status, t.message, t.cause = TestStatus.FAILED, text, cause
             elif t.status is not TestStatus.FAILED and t.status is not TestStatus.ERROR:
                 t.status = TestStatus.ERROR
                 t.message = f"{when} failed: {text}" if text else f"{when} failed"
@@ -205,6 +211,7 @@ class ResultCollector:
                 message=clip_message(t.message),
                 duration=t.duration,
                 not_applicable=t.not_applicable and t.status is TestStatus.SKIPPED,
+                cause=t.cause if t.status is TestStatus.FAILED else None,
             )
             for nodeid, t in sorted(self._tests.items(), key=lambda kv: kv[1].order)
             if t.status is not None

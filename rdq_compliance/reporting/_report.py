@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import re
-import tempfile
+import secrets
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -22,6 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ._causes import SPEC_URL, group_causes
 from ._model import RequirementStatus, RunMeta, TestResult, Verdict
 from ._verdict import PluginResult, worst
 
@@ -71,6 +72,10 @@ def _test_json(t: TestResult) -> dict[str, Any]:
         "duration_ms": _ms(t.duration),
         "message": t.message,
         "not_applicable": t.not_applicable,
+        "cause": None if t.cause is None else {
+            "pointer": t.cause.pointer, "pattern": t.cause.pattern, "kind": t.cause.kind,
+            "clause": t.cause.clause, "summary": t.cause.summary,
+        },
     }
 
 
@@ -103,6 +108,10 @@ def _plugin_json(p: PluginResult, known: Mapping[tuple[str, str], bool]) -> dict
         "verdict": p.verdict.value,
         "counts": _counts([r.status.value for r in p.requirements]),
         "requirements": requirements,
+        "causes": group_causes(
+            (t.nodeid, r.requirement.id, t.cause)
+            for r in p.requirements for t in r.tests if t.cause is not None
+        ),
     }
 
 
@@ -128,6 +137,7 @@ def build_report(
         "run_token": run.run_token,
         "aborted": run.aborted,
         "notes": list(run.notes),
+        "spec": SPEC_URL,
         "plugins": plugin_docs,
         "counts": _counts([r["status"] for p in plugin_docs for r in p["requirements"]]),
         "verdict": worst(p.verdict for p in plugins).value,
@@ -169,7 +179,10 @@ def write_json(path: str | os.PathLike[str], value: Any) -> None:
     """Write ``value`` as pretty JSON, atomically (a reader never sees half a report)."""
     target = Path(path)
     text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    fd, tmp = tempfile.mkstemp(dir=target.parent or ".", prefix=f".{target.name}.", suffix=".tmp")
+    # Not tempfile.mkstemp: its file is 0600 whatever the umask, and os.replace keeps
+    # that mode; a report is an ordinary file (0644 under umask 022).
+    tmp = target.parent / f".{target.name}.{secrets.token_hex(6)}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)

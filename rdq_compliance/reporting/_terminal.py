@@ -6,11 +6,13 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from ._causes import cause_line, causes_headline
 from ._text import terminal_safe
 
 __all__ = ["terminal_lines"]
 
 _NOT_PASSED_SHOWN = 8
+_CAUSES_SHOWN = 5
 
 
 def terminal_lines(report: Mapping[str, Any]) -> list[str]:
@@ -25,7 +27,7 @@ def terminal_lines(report: Mapping[str, Any]) -> list[str]:
     lines.extend(f"note: {s(note)}" for note in report.get("notes", ()))
     for p in report["plugins"]:
         if p["name"] is None:
-            what = f"not opened: {s(p['unavailable'] or 'no information from the kit')}"
+            what = s(p["unavailable"] or "not opened: no information from the kit")
         else:
             caps = ", ".join(p["capabilities"]) or "none"
             versions = ", ".join(f"v{v}" for v in p["envelope_versions"])
@@ -43,6 +45,14 @@ def terminal_lines(report: Mapping[str, Any]) -> list[str]:
         for name, c in suites.items():
             counts = ", ".join(f"{c[k]} {k}" for k in ("passed", "failed", "skipped", "error"))
             lines.append(s(f"  {name:<{width}}  {counts}"))
+        causes = p.get("causes") or []
+        if causes:
+            lines.append(s(f"  {causes_headline(causes)}:"))
+            for c in causes[:_CAUSES_SHOWN]:
+                lines.append(s(f"    {cause_line(c, code='')} ({c['failures']} failed)"))
+            if len(causes) > _CAUSES_SHOWN:
+                lines.append(f"    ... and {len(causes) - _CAUSES_SHOWN} more causes (see the "
+                             "report's \"causes\")")
         for r in p["requirements"]:
             if r["status"] in ("failed", "error"):
                 known = " (known failure)" if r["known_failure"] else ""

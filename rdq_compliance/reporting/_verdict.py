@@ -14,7 +14,7 @@ The rules, per plugin:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from .._requirements import REQUIREMENTS, Level, Requirement
@@ -53,8 +53,13 @@ def worst(verdicts: Iterable[Verdict]) -> Verdict:
     return max(found, key=_SEVERITY.__getitem__)
 
 
+DESELECTED = "deselected: its tests were left out by -k, -m or the test ids given"
+NOT_COLLECTED = "not collected: the run named other tests"
+
+
 def _requirement_result(
-    req: Requirement, meta: PluginMeta, tests: Sequence[TestResult], aborted: str | None
+    req: Requirement, meta: PluginMeta, tests: Sequence[TestResult], aborted: str | None,
+    deselected: Collection[tuple[str, str]] = (),
 ) -> RequirementResult:
     tests = tuple(sorted(tests, key=lambda t: t.nodeid))
     if req.capability is not None and meta.unavailable is None and (
@@ -73,7 +78,8 @@ def _requirement_result(
         return RequirementResult(req, _S.ERROR, None, by_status[TestStatus.ERROR][0].message,
                                  tests)
     if not counted:
-        reason = meta.unavailable or aborted or "no test of this requirement ran (deselected?)"
+        why = DESELECTED if (meta.label, req.id) in deselected else NOT_COLLECTED
+        reason = meta.unavailable or aborted or why
         return RequirementResult(req, _S.NOT_RUN, reason, None, tests)
     skipped = by_status[TestStatus.SKIPPED]
     if not skipped:
@@ -90,6 +96,7 @@ def evaluate_plugin(
     *,
     requirements: Sequence[Requirement] = REQUIREMENTS,
     aborted: str | None = None,
+    deselected: Collection[tuple[str, str]] = (),
 ) -> PluginResult:
     """Statuses of every (non-retired) requirement for one plugin, and its verdict.
 
@@ -100,7 +107,7 @@ def evaluate_plugin(
         if t.plugin == meta.label:
             by_req.setdefault(t.requirement, []).append(t)
     results = tuple(
-        _requirement_result(req, meta, by_req.get(req.id, ()), aborted)
+        _requirement_result(req, meta, by_req.get(req.id, ()), aborted, deselected)
         for req in requirements
         if not req.retired
     )
@@ -130,8 +137,10 @@ def evaluate(
     *,
     requirements: Sequence[Requirement] = REQUIREMENTS,
     aborted: str | None = None,
+    deselected: Collection[tuple[str, str]] = (),
 ) -> list[PluginResult]:
-    """:func:`evaluate_plugin` for each plugin, plus any label seen only in results."""
+    """:func:`evaluate_plugin` for each plugin, plus any label seen only in results.
+    ``deselected``: (plugin label, requirement id) of kit tests deselected in the run."""
     metas = list(plugins)
     known = {m.label for m in metas}
     for t in tests:
@@ -142,5 +151,7 @@ def evaluate(
             metas.append(PluginMeta(label=t.plugin,
                                     unavailable="the kit recorded nothing about this plugin"))
     return [
-        evaluate_plugin(m, tests, requirements=requirements, aborted=aborted) for m in metas
+        evaluate_plugin(m, tests, requirements=requirements, aborted=aborted,
+                        deselected=deselected)
+        for m in metas
     ]

@@ -15,8 +15,11 @@ import importlib
 import importlib.metadata
 import math
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
 
 import pluggy
 
@@ -82,25 +85,47 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
+def _import_module(module_name: str) -> ModuleType:
+    """Import ``module_name``; a module not installed but lying in the current folder
+    (an unpackaged plugin, tested from its folder) is found there too: the ``pytest``
+    script, unlike ``python -m pytest``, does not put that folder on ``sys.path``."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        top = module_name.split(".")[0]
+        here = Path.cwd()
+        if exc.name != top or not (
+            (here / f"{top}.py").is_file() or (here / top / "__init__.py").is_file()
+        ):
+            raise
+    sys.path.append(str(here))  # last: nothing installed is shadowed
+    return importlib.import_module(module_name)
+
+
 def _import_object(spec: str) -> object:
     module_name, _, attr = spec.partition(":")
-    if not module_name or not attr:
+    if not module_name:
         raise DiscoveryError(
-            f"--rdq-plugin={spec!r} is not of the form 'package.module:attr'"
+            f"--rdq-plugin={spec!r} is not of the form 'package.module:attr' (or "
+            "'module:' when the hooks are the module's own functions)"
         )
     try:
-        obj: object = importlib.import_module(module_name)
+        obj: object = _import_module(module_name)
     except Exception as exc:
         raise DiscoveryError(
             f"--rdq-plugin={spec!r}: cannot import module {module_name!r} ({_describe(exc)}); "
-            "check that it is importable from this environment"
+            "check that it is importable from this environment (installed, or a "
+            f"{module_name.split('.')[0]}.py in the current folder)"
         ) from None
+    if not attr:  # 'module:': the hooks are module-level functions
+        return obj
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
         except AttributeError:
             raise DiscoveryError(
-                f"--rdq-plugin={spec!r}: module {module_name!r} has no attribute {attr!r}"
+                f"--rdq-plugin={spec!r}: module {module_name!r} has no attribute {attr!r}; "
+                f"for hooks defined as module-level functions use --rdq-plugin={module_name}:"
             ) from None
     return obj
 

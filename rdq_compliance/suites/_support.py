@@ -17,17 +17,25 @@ __all__ = ["T0", "base_envelope", "requirement", "ulid", "with_error"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def requirement(id: str, *, slow: bool = False) -> Callable[[F], F]:
+KINDS = ("example", "property", "machine")
+
+
+def requirement(id: str, *, kind: str = "example", slow: bool = False) -> Callable[[F], F]:
     """Tag a kit test with the requirement it checks.
 
     Checked at import time: the id must be in the registry, not retired, and
     the test's docstring must cite the id and at least one of its clauses.
+    ``kind``: ``example`` (fixed examples, milliseconds), ``property`` (calls
+    ``rdq.for_all``) or ``machine`` (calls ``rdq.run_machine``): the kit runs the
+    examples first (``-x`` stops at the first defect a fixed example shows).
     ``slow``: one of the longest properties (measured: ``--durations``); under
     ``-n N`` such tests are dealt out before the other properties.
     """
     req = get_requirement(id)  # KeyError naming the known ids
     if req.retired:
         raise ValueError(f"requirement {id!r} is retired; no test may check it")
+    if kind not in KINDS:
+        raise ValueError(f"@requirement({id!r}, kind={kind!r}): expected one of {KINDS}")
 
     def mark(fn: F) -> F:
         doc = fn.__doc__ or ""
@@ -37,7 +45,10 @@ def requirement(id: str, *, slow: bool = False) -> Callable[[F], F]:
                 f"({', '.join(req.clauses)})"
             )
         mark = getattr(pytest.mark, "rdq_requirement")  # noqa: B009
-        marked: F = (mark(id, slow=True) if slow else mark(id))(fn)
+        extra: dict[str, object] = {} if kind == "example" else {"kind": kind}
+        if slow:
+            extra["slow"] = True
+        marked: F = mark(id, **extra)(fn)
         return marked
 
     return mark

@@ -34,7 +34,7 @@ from rdq_compliance.suites._support import (
 )
 
 
-@requirement("RDQ-RT-001", slow=True)
+@requirement("RDQ-RT-001", kind="property", slow=True)
 def test_generated_envelopes_roundtrip(rdq: Rdq) -> None:
     """RDQ-RT-001 (C3–C10, C12): read(write(e)) == e for generated valid envelopes."""
     ns = rdq.namespace()
@@ -45,7 +45,7 @@ def test_generated_envelopes_roundtrip(rdq: Rdq) -> None:
     rdq.for_all(roundtrip, env=envelopes())
 
 
-@requirement("RDQ-RT-002", slow=True)
+@requirement("RDQ-RT-002", kind="property", slow=True)
 def test_several_envelopes_read_back_by_id(rdq: Rdq) -> None:
     """RDQ-RT-002 (C13): several envelopes written to one namespace are each read back
     by their own id, after all of them were written."""
@@ -60,7 +60,7 @@ def test_several_envelopes_read_back_by_id(rdq: Rdq) -> None:
     rdq.for_all(write_all_then_read_each, budget="heavy", batch=distinct_envelopes())
 
 
-@requirement("RDQ-RT-003")
+@requirement("RDQ-RT-003", kind="property")
 def test_durable_across_reopen(rdq: Rdq) -> None:
     """RDQ-RT-003 (C15): envelopes written before the storage is closed are read back
     through a freshly opened storage, so a cache cannot hide lossy storage."""
@@ -142,7 +142,7 @@ def test_returned_envelopes_are_exact_models(rdq: Rdq, env: Envelope) -> None:
     rdq.namespace().roundtrip(env)
 
 
-@requirement("RDQ-RT-004")
+@requirement("RDQ-RT-004", kind="property")
 def test_generated_returned_values_are_exact_models(rdq: Rdq) -> None:
     """RDQ-RT-004 (C3, C6, C7, C9, C11): generated values of the typed fields (ids,
     counters, instants, statuses, short payloads) come back in exact model form."""
@@ -176,7 +176,7 @@ def test_attempt_order_is_kept(rdq: Rdq, numbers: tuple[int, ...]) -> None:
     rdq.namespace().roundtrip(env)
 
 
-@requirement("RDQ-RT-005", slow=True)
+@requirement("RDQ-RT-005", kind="property", slow=True)
 def test_generated_attempt_order_is_kept(rdq: Rdq) -> None:
     """RDQ-RT-005 (C12): generated attempt lists with repeated and decreasing attempt_no."""
     ns = rdq.namespace()
@@ -220,7 +220,7 @@ def test_free_text_keeps_code_points(rdq: Rdq, text: str) -> None:
     rdq.namespace().roundtrip(env)
 
 
-@requirement("RDQ-RT-006")
+@requirement("RDQ-RT-006", kind="property")
 def test_generated_free_text_keeps_code_points(rdq: Rdq) -> None:
     """RDQ-RT-006 (C4): generated free text in every free-text field."""
     ns = rdq.namespace()
@@ -257,7 +257,7 @@ def test_timestamp_keeps_milliseconds(rdq: Rdq, instant: datetime) -> None:
     rdq.namespace().roundtrip(env)
 
 
-@requirement("RDQ-RT-007")
+@requirement("RDQ-RT-007", kind="property")
 def test_generated_timestamps_keep_milliseconds(rdq: Rdq) -> None:
     """RDQ-RT-007 (C3): generated instants across 1970..9999 in every timestamp field."""
     ns = rdq.namespace()
@@ -286,7 +286,7 @@ def test_payload_bytes_are_kept(rdq: Rdq, payload: bytes) -> None:
     rdq.namespace().roundtrip(base_envelope(8, payload=payload))
 
 
-@requirement("RDQ-RT-008")
+@requirement("RDQ-RT-008", kind="property")
 def test_generated_payloads_are_kept(rdq: Rdq) -> None:
     """RDQ-RT-008 (C7): generated payloads, the empty one included."""
     ns = rdq.namespace()
@@ -315,7 +315,7 @@ def test_headers_are_kept(rdq: Rdq, headers: dict[str, str]) -> None:
     rdq.namespace().roundtrip(base_envelope(9, headers=headers))
 
 
-@requirement("RDQ-RT-009")
+@requirement("RDQ-RT-009", kind="property")
 def test_generated_headers_are_kept(rdq: Rdq) -> None:
     """RDQ-RT-009 (C8): generated header maps."""
     ns = rdq.namespace()

@@ -64,7 +64,7 @@ def test_write_replaces(rdq: Rdq, order: str) -> None:
     ns.expect(second.id, second, why="the last write replaces the earlier one (C13)")
 
 
-@requirement("RDQ-ST-001", slow=True)
+@requirement("RDQ-ST-001", kind="property", slow=True)
 def test_generated_rewrites_replace(rdq: Rdq) -> None:
     """RDQ-ST-001 (C13): generated pairs written under one id: the second one wins."""
     ns = rdq.namespace()
@@ -209,7 +209,7 @@ class _World:
             self.rdq.release(name)
 
 
-@requirement("RDQ-ST-006")
+@requirement("RDQ-ST-006", kind="machine")
 def test_state_machine_agrees_with_model(rdq: Rdq) -> None:
     """RDQ-ST-006 (C13, C14): random sequences of writes, rewrites, reads, adapter reopens
     and drops across two namespaces agree with a plain dict model. The two names are

@@ -71,7 +71,7 @@ def test_truncated_value_is_kept(rdq: Rdq, field: str, source: str) -> None:
     rdq.namespace().roundtrip(_envelope(12, field, value))
 
 
-@requirement("RDQ-TR-002")
+@requirement("RDQ-TR-002", kind="property")
 def test_generated_truncated_values_are_kept(rdq: Rdq) -> None:
     """RDQ-TR-002 (C1, C4): generated truncated values for message and stack."""
     ns = rdq.namespace()
@@ -107,7 +107,7 @@ def test_value_ending_with_marker_is_kept(rdq: Rdq, field: str, kind: str) -> No
     rdq.namespace().roundtrip(_envelope(14, field, value))
 
 
-@requirement("RDQ-TR-003")
+@requirement("RDQ-TR-003", kind="property")
 def test_generated_marker_lookalikes_are_kept(rdq: Rdq) -> None:
     """RDQ-TR-003 (C1): generated short values ending with the marker (free text of any
     Unicode scalar values, leaning to U+0000, astral characters and the marker itself)."""

@@ -38,7 +38,7 @@ def test_top_level_unknown_fields_of_every_type(rdq: Rdq) -> None:
     rdq.namespace().roundtrip(base_envelope(21, extra=extra))
 
 
-@requirement("RDQ-UF-001")
+@requirement("RDQ-UF-001", kind="property")
 def test_generated_top_level_unknown_fields(rdq: Rdq) -> None:
     """RDQ-UF-001 (C10): generated unknown top-level fields."""
     ns = rdq.namespace()
@@ -57,7 +57,7 @@ def test_attempt_unknown_fields_of_every_type(rdq: Rdq) -> None:
     rdq.namespace().roundtrip(_at_attempt(base_envelope(22), extra))
 
 
-@requirement("RDQ-UF-002")
+@requirement("RDQ-UF-002", kind="property")
 def test_generated_attempt_unknown_fields(rdq: Rdq) -> None:
     """RDQ-UF-002 (C10): generated unknown fields in an attempt record."""
     ns = rdq.namespace()
@@ -76,7 +76,7 @@ def test_error_unknown_fields_of_every_type(rdq: Rdq) -> None:
     rdq.namespace().roundtrip(with_error(base_envelope(24), extra=extra))
 
 
-@requirement("RDQ-UF-003")
+@requirement("RDQ-UF-003", kind="property")
 def test_generated_error_unknown_fields(rdq: Rdq) -> None:
     """RDQ-UF-003 (C10): generated unknown fields in the error object."""
     ns = rdq.namespace()
@@ -88,7 +88,7 @@ def test_generated_error_unknown_fields(rdq: Rdq) -> None:
                 extra=unknown_field_maps(forbidden_keys=ERROR_FIELDS, max_size=5))
 
 
-@requirement("RDQ-UF-001")
+@requirement("RDQ-UF-001", kind="property")
 def test_generated_unknown_fields_everywhere(rdq: Rdq) -> None:
     """RDQ-UF-001 (C10): generated unknown fields at every level at once (top, attempt,
     error) with a generated detail."""
@@ -143,7 +143,7 @@ def test_numbers_are_exact(rdq: Rdq, number: float) -> None:
     rdq.namespace().roundtrip(env)
 
 
-@requirement("RDQ-UF-005")
+@requirement("RDQ-UF-005", kind="property")
 def test_generated_numbers_are_exact(rdq: Rdq) -> None:
     """RDQ-UF-005 (C5): generated int64 integers and finite doubles in unknown fields
     and detail."""
@@ -166,7 +166,7 @@ def test_detail_of_every_type(rdq: Rdq, detail: Any) -> None:
     rdq.namespace().roundtrip(with_error(base_envelope(29), detail=detail))
 
 
-@requirement("RDQ-UF-006")
+@requirement("RDQ-UF-006", kind="property")
 def test_generated_detail(rdq: Rdq) -> None:
     """RDQ-UF-006 (C10): generated detail values."""
     ns = rdq.namespace()

@@ -22,7 +22,7 @@ KIT_VERSIONS = (1,)
 _ALL_CODES = frozenset(c.value for c in ErrorCode)
 
 
-@requirement("RDQ-VER-001")
+@requirement("RDQ-VER-001", kind="property")
 @pytest.mark.parametrize("version", KIT_VERSIONS, ids=lambda v: f"v{v}")
 def test_declared_version_roundtrips(rdq: Rdq, version: int) -> None:
     """RDQ-VER-001 (C16): envelopes of each declared version round-trip with
@@ -40,7 +40,7 @@ def test_declared_version_roundtrips(rdq: Rdq, version: int) -> None:
         envelope_versions=(version,), max_attempts=1, max_payload_size=64))
 
 
-@requirement("RDQ-VER-001")
+@requirement("RDQ-VER-001", kind="property")
 def test_other_declared_versions_roundtrip(rdq: Rdq) -> None:
     """RDQ-VER-001 (C16): envelopes of each declared version the kit has no schema for
     round-trip exactly, envelope_version included. The kit knows only v1's shape, so
@@ -95,7 +95,7 @@ def test_undeclared_version(rdq: Rdq, version: int) -> None:
     _check_undeclared(rdq, rdq.namespace(), env)
 
 
-@requirement("RDQ-VER-002")
+@requirement("RDQ-VER-002", kind="property")
 def test_generated_undeclared_versions(rdq: Rdq) -> None:
     """RDQ-VER-002 (C16, C17): generated envelopes of undeclared versions."""
 

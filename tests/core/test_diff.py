@@ -278,7 +278,8 @@ def test_format_diff_limit_and_values() -> None:
     text = format_diff(diffs)
     lines = text.splitlines()
     assert len(lines) == 21
-    assert lines[0] == "/k0: number changed: expected 0, got -1 (expected 0, got -1)"
+    # issue 14 §4: the values once, not "expected 0, got -1 (expected 0, got -1)"
+    assert lines[0] == "/k0: number changed: expected 0, got -1"
     assert lines[-1] == "… and 5 more"
     assert format_diff(diffs, limit=3).splitlines()[-1] == "… and 22 more"
     assert format_diff([]) == ""

@@ -586,6 +586,17 @@ class DetailStringified(DocStorage):
         return doc
 
 
+@mutant("detail_dropped", "an error model without a detail field (a Go struct, an ORM "
+        "class mapped to type/message/stack columns)", "loses error.detail (reads back null)",
+        M + "UF-006")
+class DetailDropped(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        for obj, known in walk_docs(doc):
+            if known is ERROR_FIELDS and "detail" in obj:
+                obj["detail"] = None
+        return doc
+
+
 # -- attempts (C12) --------------------------------------------------------------------------
 
 

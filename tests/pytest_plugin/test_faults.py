@@ -196,7 +196,7 @@ def test_report_says_why_a_broken_plugin_could_not_be_used(kit: pytest.Pytester)
     assert report["verdict"] == "incomplete"
     (plugin,) = report["plugins"]
     assert plugin["unavailable"].startswith(
-        "plugin 'fake': storage.info returned"
+        "opened, then unusable: plugin 'fake': storage.info returned"
     ), plugin["unavailable"]
 
 

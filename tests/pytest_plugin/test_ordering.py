@@ -1,48 +1,43 @@
 """``examples_first`` / ``longest_first``: how the kit orders its own tests.
 
 Fake items stand for pytest items: ``.module.__name__`` says whether an item is a kit
-test, ``.function.__code__.co_names`` whether its body calls ``rdq.for_all`` (a property)
-or ``rdq.run_machine`` (the state machine), and a ``slow=True`` on its requirement marker
-whether the suite lists it among the longest properties.
+test; its requirement marker says whether it is a fixed example, a property
+(``kind="property"``) or the state machine (``kind="machine"``), and ``slow=True``
+whether the suite lists it among the longest properties. Among examples, the most
+specific requirement runs first (issue 14 §2): see ``test_specific_requirement_first``.
 """
 
 from __future__ import annotations
 
+import ast
 from types import SimpleNamespace
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rdq_compliance._pytest.kit import MARKER, SUITE_MODULE_PREFIX, examples_first, longest_first
+from rdq_compliance._pytest.kit import (
+    MARKER,
+    SUITE_FILES,
+    SUITE_MODULE_PREFIX,
+    examples_first,
+    longest_first,
+    specificity,
+)
 
 KIT_MODULE = SUITE_MODULE_PREFIX + "test_roundtrip"
+MARK_KWARGS = {"example": {}, "none": {}, "property": {"kind": "property"},
+               "slow": {"kind": "property", "slow": True}, "machine": {"kind": "machine"}}
 
 
-def _example(rdq: Any) -> None:
-    rdq.namespace().roundtrip(None)
-
-
-def _property(rdq: Any) -> None:
-    rdq.for_all(print)
-
-
-def _machine(rdq: Any) -> None:
-    rdq.run_machine(object)
-
-
-BODIES = {"example": _example, "property": _property, "slow": _property, "machine": _machine}
-
-
-def item(name: str, kind: str = "example", module: str | None = KIT_MODULE) -> Any:
+def item(name: str, kind: str = "example", module: str | None = KIT_MODULE,
+         requirement: str = "RDQ-RT-001") -> Any:
     """A fake item; ``kind`` is example, property, slow (a property marked slow),
-    machine or none (no function)."""
+    machine or none (no marker kwargs at all)."""
     fake = SimpleNamespace(name=name)
     if module is not None:
         fake.module = SimpleNamespace(__name__=module)
-    if kind != "none":
-        fake.function = BODIES[kind]
-    mark = SimpleNamespace(args=("RDQ-RT-001",), kwargs={"slow": True} if kind == "slow" else {})
+    mark = SimpleNamespace(args=(requirement,), kwargs=MARK_KWARGS[kind])
     fake.get_closest_marker = lambda name: mark if name == MARKER else None
     return fake
 
@@ -51,10 +46,48 @@ def names(items: list[Any]) -> list[str]:
     return [i.name for i in items]
 
 
-def test_the_fake_bodies_name_what_the_kit_looks_for() -> None:
-    assert "for_all" in _property.__code__.co_names
-    assert "run_machine" in _machine.__code__.co_names
-    assert not {"for_all", "run_machine"} & set(_example.__code__.co_names)
+def test_suite_markers_say_what_the_test_body_runs() -> None:
+    """The explicit ``kind`` of every suite test agrees with its body: a property calls
+    ``rdq.for_all``, the state machine ``rdq.run_machine`` (checked here, in the kit's
+    own tests, so that the kit never has to guess from bytecode)."""
+    checked = 0
+    for path in SUITE_FILES:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:
+            if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_"):
+                continue
+            calls = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+            body = ("machine" if "run_machine" in calls
+                    else "property" if "for_all" in calls else "example")
+            declared = "example"
+            for dec in node.decorator_list:
+                if isinstance(dec, ast.Call) and getattr(dec.func, "id", "") == "requirement":
+                    for kw in dec.keywords:
+                        if kw.arg == "kind":
+                            declared = ast.literal_eval(kw.value)
+            assert declared == body, f"{path.name}::{node.name}: kind={declared!r}, body {body}"
+            checked += 1
+    assert checked > 40
+
+
+def test_specific_requirement_first() -> None:
+    """RDQ-RT-007 (C3), RDQ-RT-009 (C8) and RDQ-UF-006 (C10) examples before the
+    broader tests that carry timestamps, headers and detail along (RDQ-RT-006, C4;
+    RDQ-RT-010, C9), and the golden corpus RDQ-GOLD-001 last among the examples."""
+    items = [item("gold", requirement="RDQ-GOLD-001"), item("rt004", requirement="RDQ-RT-004"),
+             item("rt006", requirement="RDQ-RT-006"), item("rt010", requirement="RDQ-RT-010"),
+             item("uf006", requirement="RDQ-UF-006"), item("rt009", requirement="RDQ-RT-009"),
+             item("rt007", requirement="RDQ-RT-007"), item("st001", requirement="RDQ-ST-001"),
+             item("rt001", "slow", requirement="RDQ-RT-001"),
+             item("rt007p", "property", requirement="RDQ-RT-007")]
+    for order in (examples_first, longest_first):
+        got = list(items)
+        order(got)
+        assert names(got)[:8] == ["rt007", "rt009", "uf006", "rt006", "rt010", "st001",
+                                  "rt004", "gold"], order.__name__
+    examples_first(items)
+    assert names(items)[8:] == ["rt007p", "rt001"]
+    assert specificity(item("x", requirement="RDQ-NOPE-001")) > specificity(items[0])
 
 
 def mixed() -> list[Any]:
@@ -68,7 +101,7 @@ def mixed() -> list[Any]:
         item("prop_b", "property"),
         item("slow_a", "slow"),
         item("doctest", module=None),  # no module at all (e.g. a doctest item)
-        item("ex_c", "none"),  # a kit item without a function: a fixed example
+        item("ex_c", "none"),  # a kit item with a bare marker: a fixed example
         item("near", "property", module="rdq_compliance.suites_extra.test_x"),  # not the prefix
     ]
 

@@ -90,3 +90,52 @@ def test_console_script_subprocess(report_file):
     r = subprocess.run([sys.executable, "-m", "rdq_compliance", "verify", str(report_file)],
                        capture_output=True, text=True, check=False)
     assert r.returncode == 0, r.stderr
+
+
+# -- issue 14 §5, §6: several reports, the requirement list, ordinary file modes --------------
+
+
+def test_verify_takes_several_reports(report_file, tmp_path, capsys):
+    other = tmp_path / "other.json"
+    write_json(other, json.loads(report_file.read_text()))
+    assert main(["verify", str(report_file), str(other)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in out] == [str(report_file), str(other)]
+    tamper(other)
+    missing = tmp_path / "missing.json"
+    assert main(["verify", str(report_file), str(other)]) == 1  # one changed: 1
+    assert main(["verify", str(other), str(missing), str(report_file)]) == 2  # worst wins
+    captured = capsys.readouterr()
+    assert f"{report_file}: ok" in captured.out  # every report still checked and reported
+    assert str(missing) in captured.err and str(other) in captured.err
+
+
+def test_requirements_table_and_json(capsys):
+    from rdq_compliance._requirements import REQUIREMENTS
+
+    live = [r for r in REQUIREMENTS if not r.retired]
+    assert main(["requirements"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["id", "level", "clauses", "capability", "title"]
+    rt003 = next(line for line in lines if line.startswith("RDQ-RT-003 "))
+    assert rt003.split()[1:4] == ["MUST", "C15", "durable"]
+    assert sum(line.startswith("RDQ-") for line in lines) == len(live)
+    assert main(["requirements", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["id"] for r in rows] == [r.id for r in live]
+    assert rows[0].keys() >= {"id", "level", "title", "clauses", "capability", "clause_links"}
+    assert rows[0]["clause_links"][0] == "docs/spec/clarifications.md#c3"
+
+
+def test_json_files_get_the_usual_mode(tmp_path):
+    """0644 under umask 022, like the badge and the summary (mkstemp gave 0600)."""
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        write_json(tmp_path / "r.json", {"a": 1})
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "r.json").stat().st_mode) == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["r.json"]  # no temporary file left

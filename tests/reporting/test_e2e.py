@@ -9,6 +9,7 @@ its digest checked with `rdq-compliance verify`.
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -221,7 +222,7 @@ def test_report_written_on_maxfail(kit):
     result, report = run(kit, "lossy", "-x", "-k", f"{UF_TEST} or golden")
     assert result.ret == 1
     assert report["verdict"] == "non-compliant"
-    assert "stopping after 1 failures" in report["aborted"]
+    assert report["aborted"] == "after the first failure (-x)"
     assert "not-run" in statuses(report).values()
 
 
@@ -282,3 +283,70 @@ class TestKnownFailures:
                                           "--rdq-known-failures", "known.txt")
         assert result.ret == pytest.ExitCode.USAGE_ERROR
         result.stderr.fnmatch_lines(["*unknown requirement id='RDQ-NOPE-001'*"])
+
+
+# -- issue 14: causes through xdist, addressable requirements, a clean folder, wording ---------
+
+
+def test_causes_travel_from_xdist_workers_to_the_report(kit):
+    """RDQ-UF-001 (C10): the lossy stand-in's failures carry their symptom from the
+    workers (user_properties) to the controller's report, terminal and summary."""
+    result, report = run(kit, "lossy", "-n", "2", "-k", f"{UF_TEST} or unknown_fields_every")
+    (cause,) = report["plugins"][0]["causes"]
+    assert (cause["pointer"], cause["kind"]) == ("/*", "unknown field missing")
+    assert cause["clause"] == "C10 C5" and cause["requirement"] == UF_MUST
+    assert "unknown field" in cause["example"] and "missing" in cause["example"]
+    result.stdout.fnmatch_lines(["  1 cause explains * failure*:",
+                                 f"    /[*] unknown field * missing [[]C10 C5[]] → {UF_MUST} (*"])
+    assert "1 cause explains" in (kit.path / "out/summary.md").read_text()
+
+
+def test_more_than_twenty_differences_say_so_once(kit):
+    """Wording (issue 14 §4): "… and N more" once, not a clause-tagged copy before it."""
+    result, _ = run(kit, "lossy", "-k", UF_TEST)
+    text = result.stdout.str()
+    assert re.search(r"… and \d+ more\s+\[", text) is None
+    assert len(re.findall(r"^E\s+… and 1 more$", text, re.M)) == 1
+
+
+def _suite_tests_of(rid: str) -> set[str]:
+    import importlib
+
+    from rdq_compliance._pytest.kit import SUITE_FILES
+
+    names = set()
+    for path in SUITE_FILES:
+        module = importlib.import_module(f"rdq_compliance.suites.{path.stem}")
+        for name, fn in vars(module).items():
+            marks = getattr(fn, "pytestmark", [])
+            if name.startswith("test_") and any(m.name == "rdq_requirement" and m.args == (rid,)
+                                                for m in marks):
+                names.add(name)
+    return names
+
+
+@pytest.mark.parametrize("how", ["-k", "-m"])
+def test_a_requirement_id_selects_exactly_its_tests(kit, how):
+    """Requirements are addressable (issue 14 §5): -k/-m RDQ-UF-001."""
+    result = kit.runpytest_subprocess("-p", "no:cacheprovider", "--rdq-plugin=standin:good",
+                                      "--co", "-q", "--strict-markers", how, UF_MUST)
+    assert result.ret == 0, result.stdout.str()
+    ids = [ln for ln in result.stdout.lines if "::" in ln]
+    assert ids
+    assert {i.split("::")[1].split("[")[0] for i in ids} == _suite_tests_of(UF_MUST)
+
+
+def test_a_run_leaves_only_what_was_asked_for(kit, monkeypatch, tmp_path_factory):
+    """CI conventions (issue 14 §6): the outputs and the failures directory, nothing else
+    (no .hypothesis: Hypothesis's cache goes to the user's cache directory)."""
+    cache = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))  # pytester's HOME is its own folder
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    before = {p.name for p in kit.path.iterdir()}
+    run(kit, "lossy", "-k", f"{UF_TEST} or generated_top_level")
+    # __pycache__ of standin.py is Python's; stdout/stderr are pytester's capture files
+    after = {p.name for p in kit.path.iterdir()
+             if not p.name.startswith("runpytest")} - {"__pycache__", "stdout", "stderr"}
+    assert after - before == {"out", ".rdq"}, after - before
+    assert (cache / "rdq-compliance" / "hypothesis").is_dir()
+    assert (kit.path / ".rdq/failures").is_dir()

@@ -209,9 +209,10 @@ def test_deselected_must_is_incomplete(kit):
     assert result.ret == 1  # issue 12 §1: incomplete fails the run unless allowed
     assert statuses(report)[MUST] == "not-run"
     assert report["verdict"] == "incomplete"
-    result.stdout.fnmatch_lines(["verdict: INCOMPLETE", f"  NOT-RUN {MUST}: no test*",
+    result.stdout.fnmatch_lines(["verdict: INCOMPLETE", f"  NOT-RUN {MUST}: deselected: *",
                                  "INCOMPLETE: 1 MUST requirement of plugin 'fake' not tested: "
-                                 "no test of this requirement ran (deselected?) -- exit status 1*"])
+                                 "* -- exit status 1*"])
+    assert "(deselected?)" not in result.stdout.str()
     assert "incomplete" in (kit.path / "out/badge.svg").read_text()
 
 
@@ -238,7 +239,9 @@ def test_report_written_on_maxfail(kit, monkeypatch):
     result, report = run(kit, "-x")
     assert result.ret == 1
     assert report["verdict"] == "non-compliant"
-    assert "stopping after 1 failures" in report["aborted"]
+    # said once, in words (not "the run stopped early: stopped: stopping after 1 failures")
+    assert report["aborted"] == "after the first failure (-x)"
+    result.stdout.fnmatch_lines(["the run stopped early: after the first failure (-x)"])
     assert "not-run" in statuses(report).values()
 
 
@@ -279,7 +282,7 @@ def test_xdist_maxfail(kit, monkeypatch):
     monkeypatch.setenv("FAIL", MUST)
     _result, report = run(kit, "-n", "2", "-x", subprocess=True)
     assert report["verdict"] == "non-compliant"
-    assert report["aborted"] == "stopped: stopping after 1 failures"
+    assert report["aborted"] == "after the first failure (-x)"
 
 
 def test_junitxml_carries_requirement_properties(kit):
@@ -380,3 +383,30 @@ def test_collect_only_writes_nothing(kit):
     assert result.ret == 0
     assert not (kit.path / "out/report.json").exists()
     assert "rdq compliance" not in result.stdout.str()
+
+
+# -- issue 14 §6: CI file conventions ---------------------------------------------------------
+
+
+def test_summary_is_appended_to_an_existing_file(kit):
+    """$GITHUB_STEP_SUMMARY is an append file: the steps before keep their lines."""
+    (kit.path / "out").mkdir()
+    (kit.path / "out/summary.md").write_text("# build step\n", encoding="utf-8")
+    run(kit)
+    text = (kit.path / "out/summary.md").read_text(encoding="utf-8")
+    assert text.startswith("# build step\n\n## rdq envelope v1")
+    run(kit)
+    assert (kit.path / "out/summary.md").read_text(encoding="utf-8").count("## rdq envelope") == 2
+
+
+def test_outputs_are_ordinary_files(kit):
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        run(kit)
+    finally:
+        os.umask(old)
+    for name in ("report.json", "badge.svg", "badge.json", "summary.md"):
+        assert stat.S_IMODE((kit.path / "out" / name).stat().st_mode) == 0o644, name

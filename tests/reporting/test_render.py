@@ -136,9 +136,20 @@ def test_notes_are_shown_sanitized():
 
 def test_terminal_lines_explain_incomplete():
     r = report_for([meta()], passing(override={UNGATED_MUST.id: None}))
-    assert any(ln.startswith(f"  NOT-RUN {UNGATED_MUST.id}: no test") for ln in terminal_lines(r))
+    assert any(ln.startswith(f"  NOT-RUN {UNGATED_MUST.id}: not collected: the run named other")
+               for ln in terminal_lines(r))
 
 
 def test_terminal_safe():
     assert terminal_safe("a\x1b[31mb\tc\nd\u202e") == "a[31mb c d"
     assert terminal_safe("a\r\nb\x00", one_line=False) == "a\nb"
+
+
+def test_plugin_that_opened_then_broke_is_not_called_not_opened():
+    """Wording (issue 14 §4): not "not opened: the plugin opened but cannot be used"."""
+    r = report_for([meta(unavailable="opened, then unusable: plugin 'm': storage.info returned 3")],
+                   [])
+    line = next(ln for ln in terminal_lines(r) if ln.startswith("plugin mem"))
+    assert line == ("plugin mem (opened, then unusable: plugin 'm': storage.info returned 3): "
+                    "incomplete")
+    assert "not opened" not in render_markdown(r)

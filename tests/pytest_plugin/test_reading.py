@@ -1,0 +1,119 @@
+"""Reading failures (issue 14): the clause a diff line carries, the typed symptom on
+CheckFailed, replay files that never overwrite each other, hints and plugins from a folder."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from rdq_compliance import StorageUnavailable
+from rdq_compliance._pytest._case import save_case
+from rdq_compliance._pytest._context import clauses_for_pointer
+from rdq_compliance._pytest._guard import CheckFailed
+from rdq_compliance._pytest._runtime import _unavailable_message
+from rdq_compliance.envelope import Difference
+from rdq_compliance.reporting._causes import Symptom
+from rdq_compliance.storage._discovery import load_plugin
+
+
+@pytest.mark.parametrize(("expected", "actual", "clause"), [
+    ({"k": 1}, None, "C10 C5"),  # a detail lost to null: C10 (RDQ-UF-006), not C9
+    ("text", None, "C10 C5"),
+    ({}, None, "C9"),  # {} became null: the null/empty distinction (RDQ-RT-010)
+    (None, [], "C9"),
+    ("", None, "C9"),
+])
+def test_a_lost_detail_is_tagged_with_the_clause_of_detail(expected, actual, clause):
+    """RDQ-UF-006 (C10) / RDQ-RT-010 (C9): clause tags on diffs follow the field."""
+    d = Difference("/attempts/0/error/detail", "type", expected, actual, "type changed")
+    assert clauses_for_pointer(d) == clause
+
+
+def test_check_failed_carries_a_typed_symptom():
+    """The failure data is an attribute of the kit's exception type, not an ad-hoc one."""
+    assert CheckFailed("x").symptom is None
+    assert CheckFailed.__annotations__["symptom"] in ("Symptom | None", Symptom | None)
+
+
+def _save(directory: Path, message: str, seed: int = 0) -> Path:
+    return save_case(directory, test="test_x", params={"id": "a"}, plugin="p",
+                     requirement="RDQ-RT-001", check=None, example=None, envelopes=[],
+                     message=message, meta={"seed": seed, "profile": "quick"})
+
+
+def test_replay_files_of_different_failures_never_overwrite(tmp_path: Path):
+    """CI conventions (issue 14 §6): the same case failing differently (another message,
+    another seed) gets its own file; the very same failure rewrites its own."""
+    a = _save(tmp_path, "RDQ-RT-001 … / plugin 'p': read returned None")
+    b = _save(tmp_path, "RDQ-RT-001 … / plugin 'p': write raised OSError")
+    c = _save(tmp_path, "RDQ-RT-001 … / plugin 'p': read returned None", seed=1)
+    assert len({a, b, c}) == 3 and all(p.exists() for p in (a, b, c))
+    assert _save(tmp_path, "RDQ-RT-001 … / plugin 'p': read returned None") == a
+
+
+def test_stdio_command_hint_names_the_testee_option():
+    """Wording (issue 14 §4): the stdio command comes from --rdq-testee."""
+    msg = _unavailable_message("stdio", StorageUnavailable("cannot start 'x'", setting="command"))
+    assert "--rdq-testee" in msg and "stdio.command" not in msg
+    other = _unavailable_message("pg", StorageUnavailable("down", setting="dsn"))
+    assert other.endswith("(set it with --rdq-option pg.dsn=VALUE)")
+
+
+MODULE = textwrap.dedent('''
+    from rdq_compliance import StorageInfo, hookimpl
+
+    class Storage:
+        info = StorageInfo("folder", "1", frozenset({1}), frozenset())
+        def open(self, namespace): ...
+        def drop(self, namespace): ...
+        def close(self): ...
+
+    @hookimpl
+    def rdq_storage_open(options):
+        return Storage()
+
+    class Plugin:
+        rdq_storage_open = staticmethod(rdq_storage_open)
+
+    plugin = Plugin()
+''')
+
+
+def test_unpackaged_plugin_loads_from_its_folder(tmp_path: Path, monkeypatch):
+    """`module:attr` (issue 14 §8): a module in the current folder loads although the
+    `pytest` script does not put the folder on sys.path; `module:` registers the module
+    itself (module-level hooks)."""
+    name = f"rdq_folder_plugin_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(MODULE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    try:
+        assert load_plugin(f"{name}:").pm.hook.rdq_storage_open.get_hookimpls()
+        assert load_plugin(f"{name}:plugin").label == f"{name}:plugin"
+    finally:
+        sys.modules.pop(name, None)
+
+
+def test_hypothesis_home_leaves_an_existing_folder_and_the_environment_alone(
+        tmp_path: Path, monkeypatch):
+    """CI conventions (issue 14 §6): Hypothesis's files go to the user's cache unless the
+    folder already has a .hypothesis or HYPOTHESIS_STORAGE_DIRECTORY says where."""
+    import os
+
+    from rdq_compliance._pytest._workdir import HYPOTHESIS_ENV, keep_hypothesis_out
+
+    monkeypatch.delenv(HYPOTHESIS_ENV, raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    undo = keep_hypothesis_out(tmp_path)
+    assert os.environ[HYPOTHESIS_ENV] == str(tmp_path / "cache/rdq-compliance/hypothesis")
+    undo()
+    assert HYPOTHESIS_ENV not in os.environ
+    (tmp_path / ".hypothesis").mkdir()
+    keep_hypothesis_out(tmp_path)()
+    assert HYPOTHESIS_ENV not in os.environ
+    monkeypatch.setenv(HYPOTHESIS_ENV, "/elsewhere")
+    keep_hypothesis_out(tmp_path / "x")()
+    assert os.environ[HYPOTHESIS_ENV] == "/elsewhere"
