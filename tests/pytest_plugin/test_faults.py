@@ -6,9 +6,12 @@ import time
 
 import pytest
 
+from rdq_compliance._requirements import REQUIREMENTS, Level
 from tests.pytest_plugin._standin import run
 
 ROUNDTRIP = ("-k", "test_payload_bytes_are_kept and empty")  # one small round trip
+# Every MUST requirement: a plugin that cannot be opened tests none of them.
+_MUSTS = sum(r.level == Level.MUST and not r.retired for r in REQUIREMENTS)
 
 
 def _fault(kit: pytest.Pytester, fault: str, *args: str, **kw: bool) -> pytest.RunResult:
@@ -144,7 +147,7 @@ def test_unavailable_storage_fails_the_run_unless_incomplete_is_allowed(
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(skipped=1)
     assert result.stdout.lines[-2].startswith(
-        "INCOMPLETE: 28 MUST requirements of plugin 'fake' not tested: plugin 'fake' is "
+        f"INCOMPLETE: {_MUSTS} MUST requirements of plugin 'fake' not tested: plugin 'fake' is "
         "unavailable: cannot reach standin at 127.0.0.1:1 (set it with --rdq-option "
         "fake.dsn=VALUE) -- exit status 1; fix the cause, or pass --rdq-allow-incomplete"
     ), result.stdout.lines[-3:]
@@ -181,7 +184,7 @@ def test_broken_open_is_one_message_and_incomplete(
     result.stdout.fnmatch_lines(["*- rdq: plugin 'fake' could not be opened -*", message,
                                  "*= rdq compliance =*"])
     assert "_multicall" not in out  # the plugin's frames only, not pluggy's
-    result.stdout.fnmatch_lines(["verdict: INCOMPLETE", "INCOMPLETE: 28 MUST requirements of "
+    result.stdout.fnmatch_lines(["verdict: INCOMPLETE", f"INCOMPLETE: {_MUSTS} MUST requirements of "
                                  "plugin 'fake' not tested: plugin 'fake': *"])
 
 
@@ -195,8 +198,11 @@ def test_report_says_why_a_broken_plugin_could_not_be_used(kit: pytest.Pytester)
     report = json.loads((kit.path / "report.json").read_text(encoding="utf-8"))
     assert report["verdict"] == "incomplete"
     (plugin,) = report["plugins"]
+    # The plugin opened, but its info is unusable: the reason says what is wrong with it,
+    # never a bare "not opened".
     assert plugin["unavailable"].startswith(
-        "opened, then unusable: plugin 'fake': storage.info returned"
+        "plugin 'fake': storage.info returned {'name': 'standin'}; expected "
+        "rdq_compliance.StorageInfo"
     ), plugin["unavailable"]
 
 

@@ -126,7 +126,7 @@ def test_node_testee_started_from_the_wrong_folder(kit: pytest.Pytester) -> None
 def test_deselected_must_requirement_is_incomplete(kit: pytest.Pytester) -> None:
     result, report = run(kit, "--rdq-plugin=standin:good", "-k", "golden")
     assert_incomplete(kit, result, report, "of plugin 'standin:good' not tested",
-                      "no test of this requirement ran")
+                      "deselected: its tests were left out by -k")
     result, report = run(kit, "--rdq-plugin=standin:good", "-k", "golden",
                          "--rdq-allow-incomplete")
     assert result.ret == 0 and report["verdict"] == "incomplete"
@@ -146,7 +146,7 @@ def test_known_failures(kit: pytest.Pytester) -> None:
     result, report = run(kit, "--rdq-plugin=standin:lossy", "--rdq-known-failures", "known.txt",
                          "-k", "unknown_fields")
     assert result.ret == 1 and report["verdict"] == "non-compliant"
-    assert "no test of this requirement ran" in final_line(result)
+    assert "deselected: its tests were left out by -k" in final_line(result)
 
 
 def test_usage_error_still_writes_the_report(kit: pytest.Pytester) -> None:
