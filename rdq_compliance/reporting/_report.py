@@ -22,9 +22,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .._requirements import Level
 from ._causes import SPEC_URL, group_causes
-from ._model import RequirementStatus, RunMeta, TestResult, Verdict
-from ._verdict import PluginResult, worst
+from ._model import RequirementStatus, RunMeta, TestResult
+from ._verdict import PluginResult, plugin_verdict, worst
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -243,19 +244,15 @@ def _check_verdicts(report: Mapping[str, Any]) -> None:
     try:
         found = []
         for p in report["plugins"]:
-            musts = [r["status"] for r in p["requirements"]
-                     if r["level"] == "MUST" and r["status"] != "not-applicable"]
-            if any(s in ("failed", "error") for s in musts):
-                expected = Verdict.NON_COMPLIANT
-            elif p["unavailable"] is not None or any(s != "passed" for s in musts):
-                expected = Verdict.INCOMPLETE
-            else:
-                expected = Verdict.COMPLIANT
+            expected = plugin_verdict(
+                ((Level(r["level"]), RequirementStatus(r["status"])) for r in p["requirements"]),
+                opened=p["unavailable"] is None,
+            )
             if p["verdict"] != expected.value:
                 raise ReportError(f"plugin label={p['label']!r}: verdict={p['verdict']!r} does "
                                   f"not follow from its requirement statuses ({expected.value})")
             found.append(expected)
-    except (KeyError, TypeError) as e:
+    except (KeyError, TypeError, ValueError) as e:
         raise ReportError(f"not an rdq report: malformed plugins ({e!r})") from None
     if report["verdict"] != worst(found).value:
         raise ReportError(f"verdict={report['verdict']!r} does not follow from the plugin "

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from .._requirements import REQUIREMENTS, Level, Requirement
 from ._model import PluginMeta, RequirementStatus, TestResult, TestStatus, Verdict
 
-__all__ = ["PluginResult", "RequirementResult", "evaluate", "evaluate_plugin", "worst"]
+__all__ = [
+    "PluginResult", "RequirementResult", "evaluate", "evaluate_plugin", "plugin_verdict", "worst",
+]
 
 _S = RequirementStatus
 _SEVERITY = {Verdict.COMPLIANT: 0, Verdict.INCOMPLETE: 1, Verdict.NON_COMPLIANT: 2}
@@ -90,6 +92,21 @@ def _requirement_result(
     return RequirementResult(req, _S.SKIPPED, reason, None, tests)
 
 
+def plugin_verdict(
+    statuses: Iterable[tuple[Level, RequirementStatus]], *, opened: bool
+) -> Verdict:
+    """THE verdict rule, used for a run and by ``verify`` alike: an applicable MUST
+    requirement failed or errored -> non-compliant; else one not passed, or the plugin
+    was not opened -> incomplete; else compliant. SHOULD requirements never decide."""
+    musts = [s for level, s in statuses
+             if level is Level.MUST and s is not _S.NOT_APPLICABLE]
+    if any(s in (_S.FAILED, _S.ERROR) for s in musts):
+        return Verdict.NON_COMPLIANT
+    if not opened or any(s is not _S.PASSED for s in musts):
+        return Verdict.INCOMPLETE
+    return Verdict.COMPLIANT
+
+
 def evaluate_plugin(
     meta: PluginMeta,
     tests: Iterable[TestResult],
@@ -111,14 +128,9 @@ def evaluate_plugin(
         for req in requirements
         if not req.retired
     )
-    musts = [r for r in results
-             if r.requirement.level is Level.MUST and r.status is not _S.NOT_APPLICABLE]
-    if any(r.status in (_S.FAILED, _S.ERROR) for r in musts):
-        verdict = Verdict.NON_COMPLIANT
-    elif meta.unavailable is not None or any(r.status is not _S.PASSED for r in musts):
-        verdict = Verdict.INCOMPLETE
-    else:
-        verdict = Verdict.COMPLIANT
+    verdict = plugin_verdict(
+        ((r.requirement.level, r.status) for r in results), opened=meta.unavailable is None
+    )
     verified = []
     for cap in sorted(meta.capabilities):
         # A gated check that does not apply to this run (the upgrade check without
