@@ -123,8 +123,8 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     # namespace names
     _r("RDQ-ST-008", MUST, "namespaces", ("C14",),
        "Every valid namespace name is accepted and is a namespace of its own: 1 to 40 "
-       "characters, digits and underscores, prefixes of one another, LIKE look-alikes, names equal in "
-       "their first 32 characters; dropping one leaves the others intact"),
+       "characters, digits and underscores, prefixes of one another, LIKE look-alikes, names "
+       "equal in their first 32 characters; dropping one leaves the others intact"),
     # many envelopes, aliasing
     _r("RDQ-ST-009", MUST, "storage", ("C13", "C13a"),
        "No eviction: several hundred envelopes written (some rewritten) to one namespace "

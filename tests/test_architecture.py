@@ -97,7 +97,9 @@ def test_all_hookspecs_live_in_one_module() -> None:
 def test_pytest11_entry_module_imports_only_pytest_at_start_up() -> None:
     entry = PACKAGE / "_pytest" / "entry.py"
     top = {m for _, m in imports(entry, top_level_only=True)}
-    assert top <= {"pytest", "typing"}, top
+    assert top <= {"pytest", "rdq_compliance._pytest._options"}, top
+    options = {m for _, m in imports(PACKAGE / "_pytest" / "_options.py", top_level_only=True)}
+    assert options <= {"pytest", "typing"}, options
 
 
 @pytest.mark.parametrize(

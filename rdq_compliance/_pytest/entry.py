@@ -6,73 +6,11 @@ kit is installed, so it imports no storage plugin, no Hypothesis and no suite.
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 import pytest
 
-PROFILES = ("quick", "ci", "thorough")
+from ._options import add_options, option
 
-# (option, ini name, ini type, default, help). Every option has an ini twin.
-_OPTIONS: tuple[
-    tuple[str, str, Literal["args", "string", "bool"], object, str, dict[str, Any]], ...
-] = (
-    ("--rdq-plugin", "rdq_plugins", "args", [],
-     "storage plugin to test: an rdq.storage entry-point name, 'stdio', or "
-     "'package.module:attr'; repeat to test several", {"action": "append", "metavar": "NAME"}),
-    ("--rdq-option", "rdq_options", "args", [],
-     "setting handed to the plugin, KEY=VALUE or PLUGIN.KEY=VALUE (repeatable)",
-     {"action": "append", "metavar": "KEY=VALUE"}),
-    ("--rdq-testee", "rdq_testee", "string", None,
-     "command line of the testee for --rdq-plugin=stdio", {"metavar": "CMD"}),
-    ("--rdq-profile", "rdq_profile", "string", "ci",
-     "how hard to search: quick, ci (default) or thorough", {"metavar": "PROFILE"}),
-    ("--rdq-seed", "rdq_seed", "string", "0",
-     "seed of the generated examples (default 0: the same examples on every run)",
-     {"metavar": "N"}),
-    ("--rdq-timeout", "rdq_timeout", "string", "10",
-     "seconds one storage operation may take before it counts as hung (default 10)",
-     {"metavar": "SECONDS"}),
-    ("--rdq-replay", "rdq_replay", "string", None,
-     "re-run exactly the case saved in FILE by a failing run", {"metavar": "FILE"}),
-    ("--rdq-failures-dir", "rdq_failures_dir", "string", ".rdq/failures",
-     "where failing cases are saved for --rdq-replay (default .rdq/failures)",
-     {"metavar": "DIR"}),
-    ("--rdq-report", "rdq_report", "string", None,
-     "write the JSON conformance report to PATH", {"metavar": "PATH"}),
-    ("--rdq-badge", "rdq_badge", "string", None,
-     "write an SVG badge of the verdict to PATH", {"metavar": "PATH"}),
-    ("--rdq-badge-endpoint", "rdq_badge_endpoint", "string", None,
-     "write a shields.io endpoint JSON of the verdict to PATH", {"metavar": "PATH"}),
-    ("--rdq-summary", "rdq_summary", "string", None,
-     "append a Markdown summary (requirement table, causes, failures) to PATH, e.g. "
-     "$GITHUB_STEP_SUMMARY", {"metavar": "PATH"}),
-    ("--rdq-known-failures", "rdq_known_failures", "string", None,
-     "file of requirement ids the plugin is known to fail (see README)", {"metavar": "FILE"}),
-    ("--rdq-upgrade-save", "rdq_upgrade_save", "string", None,
-     "with the previous release: also store an upgrade corpus through the plugin and "
-     "record it in DIR (see README, Check an upgrade)", {"metavar": "DIR"}),
-    ("--rdq-upgrade-check", "rdq_upgrade_check", "string", None,
-     "with the new release: also read back the corpus saved in DIR by --rdq-upgrade-save "
-     "(rule C19)", {"metavar": "DIR"}),
-    ("--rdq-allow-incomplete", "rdq_allow_incomplete", "bool", False,
-     "exit 0 when the verdict is incomplete (a partial local run: -k, a missing server); "
-     "by default an incomplete run exits 1", {"action": "store_true"}),
-)
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("rdq", "rdq storage-plugin compliance kit")
-    for flag, ini, ini_type, default, help_text, extra in _OPTIONS:
-        group.addoption(flag, dest=ini, default=None, help=help_text, **extra)
-        parser.addini(ini, help=help_text, type=ini_type, default=default)
-
-
-def option(config: pytest.Config, ini: str) -> object:
-    """The command-line value of an option, else its ini value (else its default)."""
-    value = config.getoption(ini)
-    if value is None or value == []:
-        return config.getini(ini)
-    return value
+pytest_addoption = add_options
 
 
 def pytest_configure(config: pytest.Config) -> None:

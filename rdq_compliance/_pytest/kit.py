@@ -31,11 +31,11 @@ from . import _upgrade
 from ._case import MASKED, Case, CaseError, load_case, replay_command, save_case
 from ._context import KitSettings, Rdq, params_of
 from ._guard import CheckFailed, OperationHung
+from ._options import option
 from ._profiles import PROFILES
 from ._runtime import PluginRuntime
 from ._state import RUN_KEY, KitRun, PluginUnderTest
 from ._workdir import keep_hypothesis_out
-from .entry import option
 
 __all__ = ["CLAUSE_ORDER", "MARKER", "SUITE_FILES", "KitPlugin", "configure", "specificity"]
 

@@ -42,8 +42,8 @@ from ..reporting import (
 from ..reporting._causes import Symptom
 from ._guard import CheckFailed
 from ._incomplete import untested, untested_line
+from ._options import option
 from ._state import RUN_KEY, KitRun
-from .entry import option
 
 __all__ = ["ReportingPlugin", "configure"]
 

@@ -184,7 +184,8 @@ def test_broken_open_is_one_message_and_incomplete(
     result.stdout.fnmatch_lines(["*- rdq: plugin 'fake' could not be opened -*", message,
                                  "*= rdq compliance =*"])
     assert "_multicall" not in out  # the plugin's frames only, not pluggy's
-    result.stdout.fnmatch_lines(["verdict: INCOMPLETE", f"INCOMPLETE: {_MUSTS} MUST requirements of "
+    result.stdout.fnmatch_lines(["verdict: INCOMPLETE",
+                                 f"INCOMPLETE: {_MUSTS} MUST requirements of "
                                  "plugin 'fake' not tested: plugin 'fake': *"])
 
 
