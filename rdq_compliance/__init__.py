@@ -1,10 +1,13 @@
 """rdq-compliance: the compliance kit for rdq storage plugins.
 
 The envelope core (model, codec, validator, diff, truncation, ids) and the
-storage-plugin interface are re-exported here. Hypothesis strategies live in
+storage-plugin interface are re-exported here (the interface lazily: importing the
+core alone never loads pluggy). Hypothesis strategies live in
 :mod:`rdq_compliance.strategies`; the pytest plugin loads itself through the
 ``pytest11`` entry point.
 """
+
+from typing import TYPE_CHECKING
 
 from ._spec import spec_dir
 from ._version import __version__
@@ -39,19 +42,46 @@ from .envelope import (
     truncate_utf8,
     validate,
 )
-from .storage import (
-    NAMESPACE_PATTERN,
-    Adapter,
-    Capability,
-    ErrorCode,
-    OptionSpec,
-    Storage,
-    StorageError,
-    StorageInfo,
-    StorageUnavailable,
-    hookimpl,
-    require_envelope_version,
-)
+
+if TYPE_CHECKING:  # the storage interface loads pluggy: only when a name of it is used
+    from .storage import (
+        NAMESPACE_PATTERN,
+        Adapter,
+        Capability,
+        ErrorCode,
+        OptionSpec,
+        Storage,
+        StorageError,
+        StorageInfo,
+        StorageUnavailable,
+        hookimpl,
+        require_envelope_version,
+    )
+
+_STORAGE_NAMES = frozenset({
+    "NAMESPACE_PATTERN",
+    "Adapter",
+    "Capability",
+    "ErrorCode",
+    "OptionSpec",
+    "Storage",
+    "StorageError",
+    "StorageInfo",
+    "StorageUnavailable",
+    "hookimpl",
+    "require_envelope_version",
+})
+
+
+def __getattr__(name: str) -> object:
+    # PEP 562: ``import rdq_compliance.envelope`` (the core alone, for SDK authors and
+    # tools) must not load pluggy; the storage names load it on first use.
+    if name in _STORAGE_NAMES:
+        from . import storage
+
+        return getattr(storage, name)
+    raise AttributeError(f"module 'rdq_compliance' has no attribute {name!r}")
+
 
 __all__ = [
     "CODE_CLAUSES",

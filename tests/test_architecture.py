@@ -125,3 +125,64 @@ def test_the_public_surface_is_declared() -> None:
         missing = [name for name in module.__all__ if not hasattr(module, name)]
         assert missing == [], f"{module.__name__}.__all__ names missing attributes: {missing}"
     assert (PACKAGE / "py.typed").exists()
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _runtime_imports(path: Path, modules: set[str]) -> set[str]:
+    """The kit modules ``path`` imports when it runs, function-local imports included
+    (a cycle hidden in a function is still a cycle); ``if TYPE_CHECKING:`` blocks are not."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    typing_only = {
+        id(n)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for n in ast.walk(node)
+    }
+    package = list(path.relative_to(REPO).with_suffix("").parts)[:-1]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            for alias in node.names:  # `from pkg import submodule` imports the submodule
+                sub = f"{module}.{alias.name}"
+                found.add(sub if sub in modules else module)
+    return {m for m in found if m in modules} - {_module_name(path)}
+
+
+def test_no_import_cycles() -> None:
+    paths = {_module_name(p): p for p in modules_under(PACKAGE)}
+    graph = {m: _runtime_imports(p, set(paths)) for m, p in paths.items()}
+    cycles = []
+    for start in sorted(graph):  # a path back to itself, by depth-first search
+        stack, seen = [(start, (start,))], set()
+        while stack:
+            node, trail = stack.pop()
+            for nxt in sorted(graph[node]):
+                if nxt == start:
+                    cycles.append(" -> ".join((*trail, start)))
+                elif nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, (*trail, nxt)))
+    assert cycles == []
+
+
+def test_the_core_loads_without_pytest_pluggy_or_hypothesis() -> None:
+    import subprocess
+
+    code = (
+        "import sys, rdq_compliance.envelope\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('pytest', '_pytest', 'pluggy', 'hypothesis')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
