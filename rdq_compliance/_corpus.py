@@ -27,14 +27,14 @@ from typing import Any
 import rdq_compliance
 
 from .envelope import Envelope, JSONValue, ViolationCode, decode, parse_json
+from .envelope._deep import dumps as _deep_dumps
+from .envelope._deep import loads as _deep_loads
 from .envelope._limits import (
     MAX_ENVELOPE_BYTES,
     MESSAGE_LIMIT,
     STACK_LIMIT,
     TRUNCATION_MARKER,
 )
-from .envelope._deep import dumps as _deep_dumps
-from .envelope._deep import loads as _deep_loads
 from .envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 
 __all__ = [
