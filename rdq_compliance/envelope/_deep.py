@@ -152,15 +152,30 @@ def _key(s: str, pos: int, frame: list[Any]) -> int:
 # -- encoding ------------------------------------------------------------------------
 
 
-def dumps(value: Any, *, pretty: bool = False, allow_nan: bool = False) -> str:
-    """``json.dumps(value, ensure_ascii=False, allow_nan=..., ...)`` compact (or with
-    ``indent=2`` when ``pretty``) at any depth, character for character."""
+def dumps(
+    value: Any,
+    *,
+    pretty: bool = False,
+    allow_nan: bool = False,
+    sort_keys: bool = False,
+    separators: tuple[str, str] | None = None,
+) -> str:
+    """``json.dumps(value, ensure_ascii=False, ...)`` at any depth, character for
+    character: compact by default, ``indent=2`` when ``pretty``; ``separators``
+    default to ``(",", ":")``, or ``(",", ": ")`` when ``pretty``."""
+    if separators is None:
+        separators = (",", ": ") if pretty else (",", ":")
     try:
-        if pretty:
-            return json.dumps(value, ensure_ascii=False, indent=2, allow_nan=allow_nan)
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=allow_nan)
+        return json.dumps(
+            value,
+            ensure_ascii=False,
+            indent=2 if pretty else None,
+            separators=separators,
+            allow_nan=allow_nan,
+            sort_keys=sort_keys,
+        )
     except RecursionError:
-        return "".join(_encode(value, pretty, allow_nan))
+        return "".join(_encode(value, pretty, allow_nan, sort_keys, separators))
 
 
 def _scalar(value: Any, allow_nan: bool) -> str:
@@ -192,8 +207,14 @@ def _key_text(key: Any, allow_nan: bool) -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
 
 
-def _encode(value: Any, pretty: bool, allow_nan: bool) -> Iterator[str]:
-    item_sep, key_sep = (",", ": ") if pretty else (",", ":")
+def _encode(
+    value: Any,
+    pretty: bool,
+    allow_nan: bool,
+    sort_keys: bool = False,
+    separators: tuple[str, str] | None = None,
+) -> Iterator[str]:
+    item_sep, key_sep = separators or ((",", ": ") if pretty else (",", ":"))
     # Each frame: an iterator over the container's items, whether it is an object,
     # and how many items were written.
     stack: list[tuple[Iterator[Any], bool, list[int]]] = []
@@ -207,7 +228,8 @@ def _encode(value: Any, pretty: bool, allow_nan: bool) -> Iterator[str]:
                 stack.append((iter(pending), False, [0]))
             elif isinstance(pending, dict) and pending:
                 yield "{"
-                stack.append((iter(pending.items()), True, [0]))
+                pairs = sorted(pending.items()) if sort_keys else pending.items()
+                stack.append((iter(pairs), True, [0]))
             elif isinstance(pending, list | tuple):
                 yield "[]"
             elif isinstance(pending, dict):

@@ -190,6 +190,8 @@ def test_fallback_encoder_and_parser_match_the_stdlib(value: Any) -> None:
     pretty = json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False)
     assert "".join(_encode(value, False, False)) == compact
     assert "".join(_encode(value, True, False)) == pretty
+    spaced = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    assert "".join(_encode(value, False, False, True, (", ", ": "))) == spaced
     for text in (compact, pretty, json.dumps(value)):
         assert _same(_parse(text, dict, float), json.loads(text))
     assert copy_json(value) == value
@@ -269,3 +271,84 @@ def test_loads_and_dumps_take_the_fast_path_when_they_can() -> None:
     cyclic: list[Any] = [1]
     cyclic.append(cyclic)
     assert short_repr(cyclic, 100) == repr(cyclic)
+
+
+# -- through the kit: the rdq fixture, a plugin, the failure report ----------------------
+
+_DEEP_PLUGIN = '''
+from rdq_compliance import StorageInfo, encode, from_json, hookimpl, parse_json
+
+class Adapter:
+    def __init__(self, data, damage):
+        self.data, self.damage = data, damage
+
+    def write(self, envelope):
+        self.data[envelope.id] = encode(envelope)
+
+    def read(self, id):
+        text = self.data.get(id)
+        if text is None:
+            return None
+        if self.damage:  # the innermost [] of the deep value comes back as [0]
+            text = text.replace("[[]]", "[[0]]", 1)
+        return from_json(parse_json(text))
+
+    def close(self):
+        pass
+
+class Storage:
+    info = StorageInfo("deep", "0.1", frozenset({1}), frozenset())
+
+    def __init__(self, damage):
+        self.data, self.damage = {}, damage
+
+    def open(self, namespace):
+        return Adapter(self.data.setdefault(namespace, {}), self.damage)
+
+    def drop(self, namespace):
+        pass
+
+    def close(self):
+        pass
+
+class Plugin:
+    def __init__(self, damage):
+        self.damage = damage
+
+    @hookimpl
+    def rdq_storage_open(self, options):
+        return Storage(self.damage)
+
+good = Plugin(False)
+bad = Plugin(True)
+'''
+
+
+@pytest.mark.parametrize("levels", DEPTHS)
+def test_the_kit_handles_deep_envelopes(pytester: pytest.Pytester, levels: int) -> None:
+    """Issue 13 item 4 (C10): through the kit's own machinery (private copy, write,
+    read, validation, diff, failure report), a 400- or 5,000-level unknown field round-
+    trips on a correct plugin and, changed at the bottom, fails with the full pointer:
+    never a traceback of the kit."""
+    pytester.makepyfile(deepplugin=_DEEP_PLUGIN)
+    text = deep_text(levels)
+    pytester.makepyfile(
+        test_deep_user=f'''
+from rdq_compliance.envelope import decode
+from rdq_compliance.suites._support import requirement
+
+@requirement("RDQ-UF-007")
+def test_roundtrip(rdq):
+    """RDQ-UF-007 (C10): a deep unknown field comes back unchanged."""
+    rdq.namespace().roundtrip(decode({text!r}))
+'''
+    )
+    pytester.syspathinsert()
+    args = ("-p", "no:cacheprovider", "-k", "test_deep_user")
+    ok = pytester.runpytest_subprocess(*args, "--rdq-plugin=deepplugin:good")
+    ok.assert_outcomes(passed=1)
+    bad = pytester.runpytest_subprocess(*args, "--rdq-plugin=deepplugin:bad")
+    bad.assert_outcomes(failed=1)
+    out = bad.stdout.str()
+    assert "/deep" + "/0" * (levels - 1) in out and "RecursionError" not in out
+    assert "array length changed" in out and "[C10 C5]" in out
