@@ -1,8 +1,8 @@
 """Envelopes pushed past one common store limit (issue 13 item 5).
 
 ``envelopes(extremes=...)`` hands a share of its draws to :func:`pushed`, which
-changes one aspect of a valid envelope so that it crosses a limit real stores
-have while staying valid: a payload above 64 KiB (BLOB/TEXT columns), a history
+changes one or more aspects of a valid envelope so that it crosses limits real
+stores have while staying valid: a payload above 64 KiB (BLOB/TEXT columns), a history
 above 50 attempts (row caps), header and unknown keys that differ only by Unicode
 normalization (NFC/NFD-folding collations and key stores), a whole envelope near
 C2's 1 MiB (row, document and message size limits), and an unknown field or
@@ -107,20 +107,22 @@ def _free_key(existing: Any, stem: str) -> str:
 
 @st.composite
 def pushed(
-    draw: st.DrawFn, env: Envelope, attempt: st.SearchStrategy[Attempt], kind: str
+    draw: st.DrawFn, env: Envelope, attempt: st.SearchStrategy[Attempt], kinds: tuple[str, ...]
 ) -> Envelope:
-    """``env`` with one aspect pushed past a store limit (``kind``, one of
-    EXTREME_KINDS; see the module docstring); still valid. ``attempt``: the strategy
-    of one history item."""
-    if kind == "payload":
-        return dataclasses.replace(env, payload=_random_bytes(draw(_SEEDS), draw(_PAYLOAD_SIZES)))
-    if kind == "history":
-        return dataclasses.replace(env, attempts=_long_history(draw, attempt))
-    if kind == "normalization":
-        return _normalization(draw, env)
-    if kind == "size":
-        return _near_limit(draw, env)
-    return _deep(draw, env)
+    """``env`` pushed past the store limits named in ``kinds`` (of EXTREME_KINDS; see
+    the module docstring), in an order that lets them combine; still valid.
+    ``attempt``: the strategy of one history item."""
+    if "history" in kinds:
+        env = dataclasses.replace(env, attempts=_long_history(draw, attempt))
+    if "depth" in kinds:
+        env = _deep(draw, env)
+    if "normalization" in kinds:
+        env = _normalization(draw, env)
+    if "payload" in kinds:
+        env = dataclasses.replace(env, payload=_random_bytes(draw(_SEEDS), draw(_PAYLOAD_SIZES)))
+    if "size" in kinds:  # last: it fills what the others left
+        env = _near_limit(draw, env)
+    return env
 
 
 def _normalization(draw: st.DrawFn, env: Envelope) -> Envelope:

@@ -33,7 +33,7 @@ from rdq_compliance.suites._support import (
     with_error,
 )
 
-# The share of generated envelopes pushed past one store limit (a payload above 64 KiB,
+# The share of generated envelopes pushed past store limits (a payload above 64 KiB,
 # 51+ attempts, NFC/NFD key pairs, ~1 MiB, values 65-400 deep): thorough more often.
 _EXTREMES = {"quick": 0.1, "ci": 0.1, "thorough": 0.25}
 

@@ -370,3 +370,18 @@ def test_clause_tags_follow_the_field() -> None:
     assert tags(base, _with_attempt(base, error=None)) == ["C9"]
     assert tags(base, _env(attempts=())) == ["C12", "C12"]
     assert tags(base, _env(created_at=base.created_at + timedelta(milliseconds=1))) == ["C3"]
+
+
+def test_the_model_does_not_import_the_diff() -> None:
+    """No import cycle between _model and _diff: equality is installed by _diff."""
+    import ast
+    import inspect
+
+    from rdq_compliance.envelope import _model
+
+    tree = ast.parse(inspect.getsource(_model))
+    imported = {
+        node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+    }
+    assert "_diff" not in imported
+    assert _model._equal(decode(SEED_TEXT), decode(SEED_TEXT))

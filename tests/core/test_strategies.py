@@ -517,8 +517,10 @@ def test_extremes_cross_every_store_limit_often_enough() -> None:
     NFC/NFD key pairs, ~1 MiB, values deeper than 64) is crossed by a measured share of
     draws above a floor; every such envelope is valid and survives the codec."""
     shares = _shares(0.5, 300)
-    floors = {"payload": 0.03, "history": 0.01, "normalization": 0.01, "size": 0.01,
-              "depth": 0.01}  # fmt: skip
+    # Measured 2026-12-03: 10-26% each (alone and after the other core tests, whose
+    # constants Hypothesis mixes in); the floors leave room for that drift.
+    floors = {"payload": 0.05, "history": 0.03, "normalization": 0.03, "size": 0.03,
+              "depth": 0.03}  # fmt: skip
     low = {kind: share for kind, share in shares.items() if share < floors[kind]}
     assert not low, f"boundaries crossed too rarely: {low} (floors {floors}); all: {shares}"
 
