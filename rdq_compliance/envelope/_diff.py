@@ -399,15 +399,12 @@ def _short(value: object, center: int | None = None) -> str:
     """repr cut to ~80 characters; for strings, a window around ``center``, followed
     by the code points of what is not plain ASCII (look-alikes print alike)."""
     if isinstance(value, str):
-        window = (
-            value[center - 20 :]
-            if center is not None and center > 30 and len(value) > 60
-            else value
-        )
-        text = ("…" if window is not value else "") + repr(window)
+        start = center - 20 if center is not None and center > 30 and len(value) > 60 else 0
+        window = value[start:]
+        text = ("…" if start else "") + repr(window)
         if len(text) > _VALUE_CHARS:
             text = text[: _VALUE_CHARS - 1] + "…"
-        return text + _code_points(window[:_VALUE_CHARS])
+        return text + _code_points(window[:_VALUE_CHARS], start)
     text = value.isoformat() if isinstance(value, datetime) else short_repr(value, _VALUE_CHARS)
     if len(text) > _VALUE_CHARS:
         text = text[: _VALUE_CHARS - 1] + "…"
@@ -421,15 +418,16 @@ def _plain(c: str) -> bool:
     return " " <= c <= "~"
 
 
-def _code_points(s: str) -> str:
+def _code_points(s: str, offset: int = 0) -> str:
     """`` (U+0041 U+030A)``: every code point of ``s`` when any is not printable ASCII
-    (so U+00C5, U+212B and A+U+030A never print alike), the first few of a long one;
-    ``""`` for plain ASCII."""
+    (so U+00C5, U+212B and A+U+030A never print alike); for a long one, the first few
+    that are not, with their index (``s`` starting at index ``offset``); ``""`` for
+    plain ASCII."""
     if all(_plain(c) for c in s):
         return ""
-    if len(s) <= _SHOWN_CODE_POINTS:
+    if len(s) <= _SHOWN_CODE_POINTS and not offset:
         return " (" + " ".join(f"U+{ord(c):04X}" for c in s) + ")"
-    odd = [(i, c) for i, c in enumerate(s) if not _plain(c)]
+    odd = [(i + offset, c) for i, c in enumerate(s) if not _plain(c)]
     shown = ", ".join(f"U+{ord(c):04X} at {i}" for i, c in odd[:_SHOWN_CODE_POINTS])
     more = f", … {len(odd) - _SHOWN_CODE_POINTS} more" if len(odd) > _SHOWN_CODE_POINTS else ""
     return f" ({shown}{more})"

@@ -385,3 +385,12 @@ def test_the_model_does_not_import_the_diff() -> None:
     }
     assert "_diff" not in imported
     assert _model._equal(decode(SEED_TEXT), decode(SEED_TEXT))
+
+
+def test_code_points_of_a_long_value_carry_their_index() -> None:
+    """A windowed long value names its odd code points at their index in the value."""
+    e = "a" * 100 + "\u00c5"
+    a = "a" * 100 + "\u212b"
+    line = format_diff(diff(_env(headers={"h": e}), _env(headers={"h": a})))
+    assert "U+00C5 at 100" in line and "U+212B at 100" in line
+    assert "first difference at code point 100" in line
