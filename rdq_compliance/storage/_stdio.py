@@ -34,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
 from ..envelope import Envelope, InvalidEnvelope, encode, from_json, parse_json
-from ..envelope._deep import dumps
+from ..envelope._deep import dumps, loads
 from ..envelope._validate import validate_object
 from ._discovery import positive_seconds
 from ._protocol import ErrorCode, OptionSpec, StorageError, StorageInfo, StorageUnavailable
@@ -707,8 +707,8 @@ def _where(pointer: str) -> str:
 
 def _lenient(raw: bytes) -> object:
     try:
-        return json.loads(raw.decode("utf-8", "replace"))
-    except (ValueError, RecursionError):
+        return loads(raw.decode("utf-8", "replace"))  # any depth
+    except ValueError:
         return None
 
 

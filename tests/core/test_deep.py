@@ -352,3 +352,14 @@ def test_roundtrip(rdq):
     out = bad.stdout.str()
     assert "/deep" + "/0" * (levels - 1) in out and "RecursionError" not in out
     assert "array length changed" in out and "[C10 C5]" in out
+
+
+def test_stdio_bridge_messages_at_depth() -> None:
+    """The stdio bridge's message helpers take a deep value from a testee without a
+    traceback (its responses themselves go through parse_json)."""
+    from rdq_compliance.storage import _stdio
+
+    deep = nested(5_000)
+    assert _stdio._short(deep) == "[" * 80 + "…"
+    assert json_equal(_stdio._lenient(dumps(deep).encode()), deep)
+    assert json_equal(parse_json(deep_text(5_000)), loads(deep_text(5_000)))
