@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import tempfile
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -22,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..envelope._deep import SURROGATE as _SURROGATE
 from ._model import RequirementStatus, RunMeta, TestResult, Verdict
 from ._verdict import PluginResult, worst
 
@@ -136,7 +136,6 @@ def build_report(
     return report
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _scrub(value: Any) -> Any:
