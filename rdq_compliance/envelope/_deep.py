@@ -32,7 +32,7 @@ SURROGATE = re.compile("[\ud800-\udfff]")
 _NUMBER = re.compile(r"(-?(?:0|[1-9]\d*))(\.\d+)?([eE][-+]?\d+)?")
 _WS = re.compile(r"[ \t\n\r]*")
 _WS_CHARS = frozenset(" \t\n\r")
-_CONSTANTS = {"NaN": "NaN", "Infinity": "Infinity", "-Infinity": "-Infinity"}
+_CONSTANTS = ("NaN", "Infinity", "-Infinity")  # handed to parse_constant, as json does
 _LITERALS: tuple[tuple[str, Any], ...] = (("null", None), ("true", True), ("false", False))
 
 
@@ -89,7 +89,7 @@ def _parse(
             value, pos = scanstring(s, pos + 1, True)
         else:
             m = _NUMBER.match(s, pos)
-            if m is not None and not (c == "-" and s.startswith("-Infinity", pos)):
+            if m is not None:
                 integer, frac, exp = m.groups()
                 value = float(integer + (frac or "") + (exp or "")) if frac or exp else int(integer)
                 pos = m.end()
