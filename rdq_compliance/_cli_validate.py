@@ -10,13 +10,13 @@ Exit 0: all valid; 1: some invalid; 2: usage error or unreadable input.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
 from .envelope import validate
+from .envelope._deep import loads
 
 __all__ = ["register", "run"]
 
@@ -124,7 +124,7 @@ def _looks_like_lines(data: bytes) -> bool:
     if len(lines) <= 1:
         return False
     try:
-        json.loads(lines[0])
+        loads(lines[0].decode("utf-8"))  # any depth
     except ValueError:
         return False
     return True

@@ -27,6 +27,8 @@ from typing import Any
 import rdq_compliance
 
 from .envelope import Envelope, JSONValue, ViolationCode, decode, parse_json
+from .envelope._deep import dumps as _deep_dumps
+from .envelope._deep import loads as _deep_loads
 from .envelope._limits import (
     MAX_ENVELOPE_BYTES,
     MESSAGE_LIMIT,
@@ -302,12 +304,13 @@ def _order_attempt(attempt: dict[str, Any]) -> dict[str, Any]:
 
 def dump_fixture(value: Any) -> str:
     """The formatted text of a fixture value (see fixtures/README.md, "Formatting")."""
-    return json.dumps(_order_envelope(value), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    # json.dumps's exact text, at any depth (deep fixtures nest past its recursion limit).
+    return _deep_dumps(_order_envelope(value), pretty=True) + "\n"
 
 
 def format_fixture_text(text: str) -> str:
     """Reformat one non-raw fixture's text; raises ValueError if it cannot be kept losslessly."""
-    value = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
+    value = _deep_loads(text, object_pairs_hook=_no_duplicates, parse_constant=_reject_constant)
     return dump_fixture(value)
 
 
@@ -475,6 +478,41 @@ def _long_history(n: int) -> Any:
     return env
 
 
+def _nested(levels: int, leaf: Any, shape: str) -> Any:
+    """``leaf`` inside ``levels`` containers: arrays, objects, or both in turn."""
+    value = leaf
+    for i in range(levels):
+        array = shape == "arrays" or (shape == "mixed" and i % 2 == 0)
+        value = [value] if array else {"k": value}
+    return value
+
+
+_EVERY_TYPE_LEAF = {"null": None, "t": True, "f": False, "i": -(2**63), "d": 0.1, "s": "é\u0000"}
+
+
+def _deep(n: int, where: str, levels: int, shape: str, leaf: Any = None) -> Any:
+    """The base envelope with one value nested ``levels`` deep (the value itself is
+    level 1) at ``where``: "top", "attempt", "error" (unknown fields) or "detail"."""
+    env = _base(n)
+    value = _nested(levels - 1, _EVERY_TYPE_LEAF if leaf is None else leaf, shape)
+    error = env["attempts"][0]["error"]
+    target = {"top": env, "attempt": env["attempts"][0], "error": error}.get(where)
+    if target is None:
+        error["detail"] = value
+    else:
+        target[f"x_deep_{levels}"] = value
+    return env
+
+
+def _deep_pointer(where: str, levels: int, shape: str) -> str:
+    base = {"top": "", "attempt": "/attempts/0", "error": "/attempts/0/error"}[where]
+    tokens = [
+        "0" if shape == "arrays" or (shape == "mixed" and i % 2 == 0) else "k"
+        for i in range(levels - 1)
+    ]
+    return f"{base}/x_deep_{levels}/" + "/".join(reversed(tokens)) + "/0"
+
+
 @dataclass(frozen=True)
 class _Generated:
     slug: str
@@ -601,6 +639,45 @@ GENERATED: tuple[_Generated, ...] = (
         ("C2", "C17"),
         lambda: _sized(13, MAX_ENVELOPE_BYTES + 1),
         ViolationCode.PAYLOAD_TOO_LARGE, "",
+    ),
+    # C10 sets no depth limit; these nest one level past the JSON limits of common stores
+    # and libraries: .NET System.Text.Json (64), MySQL JSON and MongoDB BSON (100),
+    # serde_json (128), and a few hundred.
+    _Generated(
+        "detail-nested-65", True,
+        "error.detail nested 65 arrays deep, past .NET System.Text.Json's default maximum "
+        "depth of 64",
+        ("C10",),
+        lambda: _deep(14, "detail", 65, "arrays"),
+    ),
+    _Generated(
+        "unknown-nested-101", True,
+        "a top-level unknown field nested 101 objects deep, past MySQL's JSON and MongoDB's "
+        "BSON limit of 100 levels",
+        ("C10",),
+        lambda: _deep(15, "top", 101, "objects"),
+    ),
+    _Generated(
+        "unknown-nested-129", True,
+        "an attempt's unknown field nested 129 levels deep (arrays and objects in turn), past "
+        "serde_json's recursion limit of 128",
+        ("C10",),
+        lambda: _deep(16, "attempt", 129, "mixed"),
+    ),
+    _Generated(
+        "unknown-nested-300", True,
+        "an error object's unknown field nested 300 levels deep (arrays and objects in turn) "
+        "around a value of every JSON type",
+        ("C10", "C5"),
+        lambda: _deep(17, "error", 300, "mixed"),
+    ),
+    _Generated(
+        "unknown-nested-129-number-range", False,
+        "the integer 2^63 at the bottom of a top-level unknown field nested 129 levels deep: "
+        "out of the signed 64-bit range at any depth",
+        ("C5", "C10"),
+        lambda: _deep(18, "top", 129, "mixed", leaf=[2**63]),
+        ViolationCode.NUMBER_RANGE, _deep_pointer("top", 129, "mixed"),
     ),
 )  # fmt: skip
 

@@ -98,6 +98,9 @@ REQUIREMENTS: tuple[Requirement, ...] = (
        "every finite double"),
     _r("RDQ-UF-006", MUST, "unknown_fields", ("C10",),
        "error.detail is opaque JSON and comes back unchanged"),
+    _r("RDQ-UF-007", MUST, "unknown_fields", ("C10",),
+       "Unknown fields and detail nested past common JSON depth limits (64, 100, 128, "
+       "a few hundred levels) come back unchanged"),
     # versions
     _r("RDQ-VER-001", MUST, "versions", ("C16",),
        "Each declared envelope version round-trips with envelope_version preserved"),

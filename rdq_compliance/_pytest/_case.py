@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..envelope import Envelope, from_json, to_json
+from ..envelope._deep import dumps as deep_dumps
+from ..envelope._deep import loads as deep_loads
 from ..storage._discovery import STDIO, split_option_key
 
 __all__ = [
@@ -109,21 +111,22 @@ def save_case(
         "example": None if example is None else {k: dump_value(v) for k, v in example.items()},
         "envelopes": envelopes,
     }
+    # deep_dumps: json.dumps's text, also for values nested past its recursion limit.
     hashed = {**body, "message": message, "meta": dict(meta)}
     digest = hashlib.sha256(
-        json.dumps(hashed, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8")
+        deep_dumps(hashed, sort_keys=True, allow_nan=True).encode("utf-8")
     ).hexdigest()[:16]
     doc = {"format": FORMAT, **body, "message": message, **meta}
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{test}-{digest}.json"
-    path.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(deep_dumps(doc, pretty=True, allow_nan=True) + "\n", encoding="utf-8")
     return path
 
 
 def load_case(path: Path) -> Case:
     """Read a replay file; :class:`CaseError` says what is wrong with it."""
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
+        doc = deep_loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CaseError(f"--rdq-replay={str(path)!r}: no such file") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

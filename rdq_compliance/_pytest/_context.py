@@ -25,7 +25,6 @@ from .._requirements import Requirement
 from ..envelope import (
     CODE_CLAUSES,
     Attempt,
-    Difference,
     Envelope,
     ErrorInfo,
     Violation,
@@ -35,6 +34,8 @@ from ..envelope import (
     to_json,
     validate,
 )
+from ..envelope._clauses import clauses_for_pointer
+from ..envelope._deep import copy_json
 from ..reporting._causes import Symptom
 from ..storage import NAMESPACE_PATTERN, StorageError, StorageInfo
 from ..storage._stdio import vouched_for
@@ -59,43 +60,9 @@ if TYPE_CHECKING:
 
 __all__ = ["KitSettings", "Namespace", "Rdq", "clauses_for_pointer", "params_of"]
 
-_KNOWN_TOP = {
-    "envelope_version": "C16", "id": "C6", "queue": "C8a", "handler_ref": "C8a",
-    "handler_version": "C4", "payload": "C7", "payload_content_type": "C4", "headers": "C8",
-    "status": "C9", "attempt_count": "C5", "redrive_count": "C5", "next_attempt_at": "C3",
-    "lease_expires_at": "C3", "created_at": "C3", "attempts": "C12",
-}  # fmt: skip
-_KNOWN_ATTEMPT = {
-    "attempt_no": "C12", "started_at": "C3", "finished_at": "C3", "outcome": "C9", "error": "C9",
-}
-_KNOWN_ERROR = {"type": "C4", "message": "C1 C4", "detail": "C10 C5", "stack": "C1 C4"}
 _PRETTY_LIMIT = 6_000
 _ns_counter = itertools.count()
 _PROCESS_TOKEN = secrets.token_hex(4)  # for an Rdq built without a run token (the kit's tests)
-
-
-def clauses_for_pointer(d: Difference) -> str:
-    """The clause a difference at ``d.pointer`` breaks, for the failure message."""
-    parts = d.pointer.split("/")[1:]
-    if d.kind == "type" and (d.expected is None or d.actual is None):
-        other = d.actual if d.expected is None else d.expected
-        if other in ("", {}, []):  # null vs an empty value: the distinction C9 keeps
-            return "C9"
-        # else a value lost to null (or made up): the clause of the field (C10 for detail)
-    if not parts:
-        return "C13"
-    if len(parts) == 1:
-        return _KNOWN_TOP.get(parts[0], "C10 C5")
-    if parts[0] == "headers":
-        return "C8"
-    if parts[0] == "attempts":
-        if len(parts) == 2:
-            return "C12"
-        if len(parts) == 3:
-            return _KNOWN_ATTEMPT.get(parts[2], "C10 C5")
-        if parts[2] == "error" and len(parts) >= 4:
-            return _KNOWN_ERROR.get(parts[3], "C10 C5")
-    return "C10 C5"
 
 
 def params_of(item: pytest.Item, label: str) -> dict[str, str]:
@@ -479,14 +446,8 @@ class Rdq:
 
 
 def _copy_json(value: Any) -> Any:
-    t = type(value)
-    if t is dict:
-        return {k: _copy_json(v) for k, v in value.items()}
-    if t is list:
-        return [_copy_json(v) for v in value]
-    if t is str or t is int or t is float or t is bool or value is None:
-        return value
-    return copy.deepcopy(value)  # not plain JSON (an invalid model): copy it anyway
+    # Any depth (no recursion); not plain JSON (an invalid model): copy it anyway.
+    return copy_json(value, copy.deepcopy)
 
 
 def _copy_error(error: Any) -> Any:

@@ -4,6 +4,7 @@ This package imports neither pytest, pluggy nor Hypothesis, so SDK authors and
 tools can use it alone.
 """
 
+from ._clauses import clauses_for_pointer
 from ._codec import decode, encode, from_json, to_json
 from ._codes import CODE_CLAUSES, ViolationCode
 from ._diff import Difference, diff, format_diff
@@ -30,6 +31,7 @@ __all__ = [
     "Status",
     "Violation",
     "ViolationCode",
+    "clauses_for_pointer",
     "decode",
     "diff",
     "encode",

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from collections.abc import Collection, Mapping
 from datetime import datetime
 from typing import Any
 
 from ._codes import ViolationCode as C
+from ._deep import copy_json as _copy_json
+from ._deep import dumps
 from ._json import json_type_name, parse_json
 from ._model import Attempt, Envelope, ErrorInfo, JSONValue, Outcome, Status
 from ._validate import size_bound, validate_object
@@ -120,15 +121,6 @@ def from_json(obj: Mapping[str, Any]) -> Envelope:
             [Violation(C.FIELD_TYPE, "", f"expected a JSON object, got {json_type_name(obj)}")]
         )
     return _Builder(copy=True).envelope(obj)
-
-
-def _copy_json(value: Any) -> Any:
-    # Values handed in by the caller must not be shared with the model.
-    if type(value) is dict:
-        return {k: _copy_json(v) for k, v in value.items()}
-    if type(value) is list:
-        return [_copy_json(v) for v in value]
-    return value
 
 
 class _Builder:
@@ -349,6 +341,4 @@ def _ts(value: datetime | None, where: str) -> str | None:
 def encode(env: Envelope, *, pretty: bool = False) -> str:
     """Canonical JSON text of ``env`` (compact, or indented by 2 when ``pretty``)."""
     obj = to_json(env)
-    if pretty:
-        return json.dumps(obj, ensure_ascii=False, indent=2, allow_nan=False)
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return dumps(obj, pretty=pretty)

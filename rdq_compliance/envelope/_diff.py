@@ -13,12 +13,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+from . import _model
+from ._deep import short_repr
 from ._json import json_equal
 from ._model import Attempt, Envelope, ErrorInfo, Outcome, Status
 from ._violations import pointer_token
 from ._wire import datetime_problem, format_timestamp
 
-__all__ = ["Difference", "DifferenceKind", "diff", "format_diff"]
+__all__ = ["Difference", "DifferenceKind", "diff", "format_diff", "show_text"]
 
 DifferenceKind = Literal["changed", "missing", "unexpected", "type", "length"]
 
@@ -174,13 +176,15 @@ def _members(
     for key, evalue in e.items():
         sub = f"{ptr}/{pointer_token(str(key))}"
         if key not in a:
-            out.append(Difference(sub, "missing", evalue, None, f"{what} {key!r} missing"))
+            out.append(Difference(sub, "missing", evalue, None, f"{what} {show_text(key)} missing"))
         else:
             compare(evalue, a[key], sub, out)
     for key, avalue in a.items():
         if key not in e:
             sub = f"{ptr}/{pointer_token(str(key))}"
-            out.append(Difference(sub, "unexpected", None, avalue, f"unexpected {what} {key!r}"))
+            out.append(
+                Difference(sub, "unexpected", None, avalue, f"unexpected {what} {show_text(key)}")
+            )
 
 
 # -- leaves ------------------------------------------------------------------------
@@ -319,40 +323,71 @@ def _json_type(v: object) -> str:
 
 
 def _json(e: object, a: object, ptr: str, out: list[Difference]) -> None:
-    et, at = _json_type(e), _json_type(a)
-    if et != at:
-        out.append(Difference(ptr, "type", e, a, f"type changed: expected {et}, got {at}"))
-    elif et == "object":
-        _members(e, a, ptr, out, "key", _json)  # type: ignore[arg-type]
-    elif et == "array":
-        assert isinstance(e, list) and isinstance(a, list)
-        if len(e) != len(a):
-            out.append(
-                Difference(
-                    ptr,
-                    "length",
-                    len(e),
-                    len(a),
-                    f"array length changed: expected {_n(len(e), 'item')}, got {len(a)}",
+    # Depth first in document order over an explicit stack (C10 sets no depth limit):
+    # a task is a pair of values to compare, or a Difference ready to report.
+    stack: list[tuple[Any, Any, str] | Difference] = [(e, a, ptr)]
+    while stack:
+        task = stack.pop()
+        if isinstance(task, Difference):
+            out.append(task)
+            continue
+        e, a, ptr = task
+        et, at = _json_type(e), _json_type(a)
+        if et != at:
+            out.append(Difference(ptr, "type", e, a, f"type changed: expected {et}, got {at}"))
+        elif et == "object":
+            assert isinstance(e, dict) and isinstance(a, dict)
+            todo: list[tuple[Any, Any, str] | Difference] = []
+            for key, evalue in e.items():
+                sub = f"{ptr}/{pointer_token(str(key))}"
+                if key not in a:
+                    todo.append(
+                        Difference(sub, "missing", evalue, None, f"key {show_text(key)} missing")
+                    )
+                else:
+                    todo.append((evalue, a[key], sub))
+            for key, avalue in a.items():
+                if key not in e:
+                    sub = f"{ptr}/{pointer_token(str(key))}"
+                    todo.append(
+                        Difference(
+                            sub, "unexpected", None, avalue, f"unexpected key {show_text(key)}"
+                        )
+                    )
+            stack.extend(reversed(todo))
+        elif et == "array":
+            assert isinstance(e, list) and isinstance(a, list)
+            if len(e) != len(a):
+                out.append(
+                    Difference(
+                        ptr,
+                        "length",
+                        len(e),
+                        len(a),
+                        f"array length changed: expected {_n(len(e), 'item')}, got {len(a)}",
+                    )
                 )
+            todo = [(x, y, f"{ptr}/{i}") for i, (x, y) in enumerate(zip(e, a, strict=False))]
+            todo.extend(
+                Difference(f"{ptr}/{i}", "missing", e[i], None, "array item missing")
+                for i in range(len(a), len(e))
             )
-        for i, (x, y) in enumerate(zip(e, a, strict=False)):
-            _json(x, y, f"{ptr}/{i}", out)
-        for i in range(len(a), len(e)):
-            out.append(Difference(f"{ptr}/{i}", "missing", e[i], None, "array item missing"))
-        for i in range(len(e), len(a)):
-            out.append(Difference(f"{ptr}/{i}", "unexpected", None, a[i], "unexpected array item"))
-    elif et == "string":
-        if e != a:
-            out.append(Difference(ptr, "changed", e, a, string_note(e, a)))  # type: ignore[arg-type]
-    elif not json_equal(e, a):
-        if et == "number":
-            note = f"number changed: expected {e!r}, got {a!r}"
-            if isinstance(e, int) and isinstance(a, float) and math.isfinite(a):
-                note += " (a double cannot hold every 64-bit integer; C5 requires it exactly)"
-        else:
-            note = f"value changed: expected {e!r}, got {a!r}"
-        out.append(Difference(ptr, "changed", e, a, note))
+            todo.extend(
+                Difference(f"{ptr}/{i}", "unexpected", None, a[i], "unexpected array item")
+                for i in range(len(e), len(a))
+            )
+            stack.extend(reversed(todo))
+        elif et == "string":
+            if e != a:
+                out.append(Difference(ptr, "changed", e, a, string_note(e, a)))  # type: ignore[arg-type]
+        elif not json_equal(e, a):
+            if et == "number":
+                note = f"number changed: expected {e!r}, got {a!r}"
+                if isinstance(e, int) and isinstance(a, float) and math.isfinite(a):
+                    note += " (a double cannot hold every 64-bit integer; C5 requires it exactly)"
+            else:
+                note = f"value changed: expected {short_repr(e, 60)}, got {short_repr(a, 60)}"
+            out.append(Difference(ptr, "changed", e, a, note))
 
 
 # -- formatting --------------------------------------------------------------------
@@ -361,20 +396,62 @@ _VALUE_CHARS = 80
 
 
 def _short(value: object, center: int | None = None) -> str:
-    """repr cut to ~80 characters; for strings, a window around ``center``."""
-    if isinstance(value, str) and center is not None and center > 30 and len(value) > 60:
-        text = "…" + repr(value[center - 20 :])
-    elif isinstance(value, datetime):
-        text = value.isoformat()
-    else:
-        text = repr(value)
+    """repr cut to ~80 characters; for strings, a window around ``center``, followed
+    by the code points of what is not plain ASCII (look-alikes print alike)."""
+    if isinstance(value, str):
+        start = center - 20 if center is not None and center > 30 and len(value) > 60 else 0
+        window = value[start:]
+        text = ("…" if start else "") + repr(window)
+        if len(text) > _VALUE_CHARS:
+            text = text[: _VALUE_CHARS - 1] + "…"
+        return text + _code_points(window[:_VALUE_CHARS], start)
+    text = value.isoformat() if isinstance(value, datetime) else short_repr(value, _VALUE_CHARS)
     if len(text) > _VALUE_CHARS:
         text = text[: _VALUE_CHARS - 1] + "…"
     return text
 
 
+_SHOWN_CODE_POINTS = 8
+
+
+def _plain(c: str) -> bool:
+    return " " <= c <= "~"
+
+
+def _code_points(s: str, offset: int = 0) -> str:
+    """`` (U+0041 U+030A)``: every code point of ``s`` when any is not printable ASCII
+    (so U+00C5, U+212B and A+U+030A never print alike); for a long one, the first few
+    that are not, with their index (``s`` starting at index ``offset``); ``""`` for
+    plain ASCII."""
+    if all(_plain(c) for c in s):
+        return ""
+    if len(s) <= _SHOWN_CODE_POINTS and not offset:
+        return " (" + " ".join(f"U+{ord(c):04X}" for c in s) + ")"
+    odd = [(i + offset, c) for i, c in enumerate(s) if not _plain(c)]
+    shown = ", ".join(f"U+{ord(c):04X} at {i}" for i, c in odd[:_SHOWN_CODE_POINTS])
+    more = f", … {len(odd) - _SHOWN_CODE_POINTS} more" if len(odd) > _SHOWN_CODE_POINTS else ""
+    return f" ({shown}{more})"
+
+
+def show_text(s: object) -> str:
+    """A key or string for a message: ``repr``, then the code points when it holds
+    anything but printable ASCII: ``'Å' (U+212B)``, ``'Å' (U+0041 U+030A)``."""
+    if not isinstance(s, str):
+        return short_repr(s, _VALUE_CHARS)
+    return repr(s) + _code_points(s)
+
+
+def _show_pointer(ptr: str) -> str:
+    # Pointer tokens are raw keys: annotate each that is not plain ASCII as show_text
+    # does keys, e.g. "/headers/Å (U+212B)".
+    if ptr.isascii() and ptr.isprintable():
+        return ptr or "/"
+    notes = [_code_points(token)[2:-1] for token in ptr.split("/")[1:] if _code_points(token)]
+    return f"{ptr} ({'; '.join(notes)})"
+
+
 def _format_line(d: Difference) -> str:
-    ptr = d.pointer or "/"
+    ptr = _show_pointer(d.pointer)
     if d.kind == "missing":
         return f"{ptr}: {d.note}: expected {_short(d.expected)}"
     if d.kind == "unexpected":
@@ -411,3 +488,10 @@ def format_diff(diffs: Sequence[Difference], *, limit: int = 20) -> str:
     if len(diffs) > limit:
         lines.append(f"… and {len(diffs) - limit} more")
     return "\n".join(lines)
+
+
+def _no_difference(a: object, b: object) -> bool:
+    return not diff(a, b)
+
+
+_model._equal = _no_difference  # model equality is "no difference" (see _model._equal)

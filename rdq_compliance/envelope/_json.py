@@ -13,12 +13,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ._codes import ViolationCode
+from ._deep import SURROGATE as _SURROGATE
+from ._deep import loads
 from ._model import JSONValue
 from ._violations import InvalidEnvelope, Violation, pointer_token
 
 __all__ = ["json_equal", "parse_json"]
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 # A \uD800-\uDFFF escape in the text (or a literal surrogate in a str input): only
 # then is the walk over every string needed. Two simple patterns scan much faster
 # than one alternation.
@@ -89,15 +90,13 @@ def parse_json(data: str | bytes | bytearray) -> dict[str, JSONValue]:
 
     hook: Callable[[list[tuple[str, Any]]], dict[str, Any]] = pairs_hook
     try:
-        value = json.loads(text, object_pairs_hook=hook, parse_constant=_reject_constant)
+        value = loads(text, object_pairs_hook=hook, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise _syntax(f"line {exc.lineno} column {exc.colno} (char {exc.pos}): {exc.msg}") from None
     except _BadConstant as exc:
         raise _syntax(
             f"{exc.args[0]} is not JSON (NaN and Infinity are not allowed); write a finite number"
         ) from None
-    except RecursionError:
-        raise _syntax("the JSON text is nested too deeply") from None
     except ValueError as exc:  # int(str) digit limit of huge integer literals
         raise InvalidEnvelope(
             [Violation(ViolationCode.NUMBER_RANGE, "", f"a number is out of range: {exc}")]
@@ -130,52 +129,79 @@ def parse_json(data: str | bytes | bytearray) -> dict[str, JSONValue]:
 
 
 def _find_dups(value: Any, ptr: str, out: list[Violation]) -> None:
-    if isinstance(value, dict):
-        if isinstance(value, _DupDict):
-            for key in value.dups:
-                out.append(
-                    Violation(
-                        ViolationCode.DUPLICATE_KEY,
-                        ptr,
-                        f"key {key!r} appears more than once in this object; keep one",
+    # Depth-first in document order, with an explicit stack (C10 sets no depth limit).
+    stack: list[tuple[Any, str]] = [(value, ptr)]
+    while stack:
+        value, ptr = stack.pop()
+        if isinstance(value, dict):
+            if isinstance(value, _DupDict):
+                for key in value.dups:
+                    out.append(
+                        Violation(
+                            ViolationCode.DUPLICATE_KEY,
+                            ptr,
+                            f"key {key!r} appears more than once in this object; keep one",
+                        )
                     )
-                )
-        for key, item in value.items():
-            _find_dups(item, f"{ptr}/{pointer_token(key)}", out)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            _find_dups(item, f"{ptr}/{i}", out)
+            stack.extend(
+                (item, f"{ptr}/{pointer_token(key)}")
+                for key, item in reversed(value.items())
+                if isinstance(item, dict | list)
+            )
+        elif isinstance(value, list):
+            stack.extend(
+                (value[i], f"{ptr}/{i}")
+                for i in range(len(value) - 1, -1, -1)
+                if isinstance(value[i], dict | list)
+            )
 
 
 def _find_surrogates(value: Any, ptr: str, out: list[Violation]) -> None:
-    if isinstance(value, str):
-        m = _SURROGATE.search(value)
-        if m:
-            out.append(
-                Violation(
-                    ViolationCode.LONE_SURROGATE,
-                    ptr,
-                    f"string holds a lone surrogate U+{ord(m.group()):04X} at code point "
-                    f"{m.start()}; strings must be Unicode scalar values",
-                )
-            )
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            sub = f"{ptr}/{pointer_token(key)}"
-            m = _SURROGATE.search(key)
+    stack: list[tuple[Any, str]] = [(value, ptr)]
+    while stack:
+        value, ptr = stack.pop()
+        if isinstance(value, str):
+            m = _SURROGATE.search(value)
             if m:
                 out.append(
                     Violation(
                         ViolationCode.LONE_SURROGATE,
-                        sub,
-                        f"key holds a lone surrogate U+{ord(m.group()):04X} at code point "
-                        f"{m.start()}; keys must be Unicode scalar values",
+                        ptr,
+                        f"string holds a lone surrogate U+{ord(m.group()):04X} at code point "
+                        f"{m.start()}; strings must be Unicode scalar values",
                     )
                 )
-            _find_surrogates(item, sub, out)
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            _find_surrogates(item, f"{ptr}/{i}", out)
+        elif isinstance(value, dict):
+            todo: list[tuple[Any, str]] = []
+            for key, item in value.items():
+                sub = f"{ptr}/{pointer_token(key)}"
+                m = _SURROGATE.search(key)
+                if m:
+                    # A bad key is reported before its value, as the recursive walk did.
+                    todo.append((_KeyViolation(m), sub))
+                todo.append((item, sub))
+            stack.extend(reversed(todo))
+        elif isinstance(value, list):
+            stack.extend((value[i], f"{ptr}/{i}") for i in range(len(value) - 1, -1, -1))
+        elif isinstance(value, _KeyViolation):
+            m = value.match
+            out.append(
+                Violation(
+                    ViolationCode.LONE_SURROGATE,
+                    ptr,
+                    f"key holds a lone surrogate U+{ord(m.group()):04X} at code point "
+                    f"{m.start()}; keys must be Unicode scalar values",
+                )
+            )
+
+
+class _KeyViolation:
+    """A lone surrogate found in a key, reported when the walk reaches it."""
+
+    __slots__ = ("match",)
+
+    def __init__(self, match: re.Match[str]) -> None:
+        self.match = match
 
 
 def json_type_name(value: object) -> str:
@@ -203,22 +229,32 @@ def json_equal(a: object, b: object) -> bool:
     A bool never equals a number; an int equals a float only when the float is
     integral and exactly equal (Python compares int and float exactly); object
     key order is irrelevant; arrays are ordered. Non-JSON types (tuple, bytes...)
-    equal only an identical-typed equal value.
+    equal only an identical-typed equal value. Any depth (an explicit stack).
     """
-    if a is b and not isinstance(a, float):
-        return True
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, int | float) and isinstance(b, int | float):
-        return a == b
-    if isinstance(a, str) and isinstance(b, str):
-        return a == b
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        if len(a) != len(b):
+    stack: list[tuple[object, object]] = [(a, b)]
+    while stack:
+        a, b = stack.pop()
+        if a is b and not isinstance(a, float):
+            continue
+        if isinstance(a, bool) or isinstance(b, bool):
+            if not (isinstance(a, bool) and isinstance(b, bool) and a == b):
+                return False
+        elif (isinstance(a, int | float) and isinstance(b, int | float)) or (
+            isinstance(a, str) and isinstance(b, str)
+        ):
+            if a != b:
+                return False
+        elif isinstance(a, list) and isinstance(b, list):
+            if len(a) != len(b):
+                return False
+            stack.extend(zip(a, b, strict=True))
+        elif isinstance(a, dict) and isinstance(b, dict):
+            if len(a) != len(b):
+                return False
+            for key, item in a.items():
+                if key not in b:
+                    return False
+                stack.append((item, b[key]))
+        elif a is None or b is None or not (type(a) is type(b) and a == b):
             return False
-        return all(key in b and json_equal(item, b[key]) for key, item in a.items())
-    if a is None or b is None:
-        return False
-    return type(a) is type(b) and a == b
+    return True

@@ -13,10 +13,13 @@ computed by the structural diff, so ``a == b`` holds exactly when
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import TypeAlias
+
+from ._deep import short_repr
 
 __all__ = [
     "Attempt",
@@ -72,6 +75,9 @@ class ErrorInfo:
     def __eq__(self, other: object) -> bool:
         return _model_eq(self, other)
 
+    def __repr__(self) -> str:
+        return _model_repr(self)
+
     __hash__ = None  # type: ignore[assignment]
 
 
@@ -91,6 +97,9 @@ class Attempt:
 
     def __eq__(self, other: object) -> bool:
         return _model_eq(self, other)
+
+    def __repr__(self) -> str:
+        return _model_repr(self)
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -124,12 +133,31 @@ class Envelope:
     def __eq__(self, other: object) -> bool:
         return _model_eq(self, other)
 
+    def __repr__(self) -> str:
+        return _model_repr(self)
+
     __hash__ = None  # type: ignore[assignment]
+
+
+def _model_repr(obj: object) -> str:
+    # The dataclass repr, but without recursion into deep unknown fields and detail.
+    shown = ", ".join(
+        f"{f.name}={short_repr(getattr(obj, f.name), sys.maxsize)}"
+        for f in fields(obj)  # type: ignore[arg-type]
+    )
+    return f"{type(obj).__name__}({shown})"
+
+
+def _no_difference(a: object, b: object) -> bool:
+    raise RuntimeError("rdq_compliance.envelope._diff was not imported")  # pragma: no cover
+
+
+_equal: Callable[[object, object], bool] = _no_difference
+"""``not diff(a, b)``: installed by ``_diff`` (which imports this module), so the model
+does not import the diff. Importing any module of the package imports both."""
 
 
 def _model_eq(a: object, b: object) -> bool:
     if type(a) is not type(b):
         return NotImplemented  # type: ignore[no-any-return]
-    from ._diff import diff  # local: _diff imports this module
-
-    return not diff(a, b)
+    return _equal(a, b)

@@ -9,7 +9,6 @@ by the same value rules.
 from __future__ import annotations
 
 import base64
-import json
 import math
 import re
 from collections.abc import Callable, Collection, Mapping
@@ -17,6 +16,9 @@ from datetime import datetime
 from typing import Any
 
 from ._codes import ViolationCode as C
+from ._deep import SURROGATE as _SURROGATE
+from ._deep import dumps, short_repr
+from ._ids import _CANONICAL as _ULID
 from ._json import json_type_name, parse_json
 from ._limits import (
     INT64_MAX,
@@ -41,7 +43,6 @@ from ._wire import (
 
 __all__ = ["InvalidEnvelope", "Violation", "validate"]
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _NAME = re.compile(r"[a-z0-9._-]+")
 _STATUS_VALUES = frozenset(s.value for s in Status)
 _OUTCOME_VALUES = frozenset(o.value for o in Outcome)
@@ -157,7 +158,7 @@ def _version_check(value: object, versions: Collection[int] | None) -> Violation
 
 def _size_check(obj: object, absent_bytes: int, max_bytes: int, out: list[Violation]) -> None:
     try:
-        text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+        text = dumps(obj, allow_nan=True)
     except (TypeError, ValueError):
         return  # non-JSON values: already reported as FIELD_TYPE
     # No code point takes more than 4 UTF-8 bytes: skip encoding small envelopes.
@@ -172,8 +173,7 @@ def _too_large(size: int, max_bytes: int) -> Violation:
     return Violation(
         C.PAYLOAD_TOO_LARGE,
         "",
-        f"the compact canonical JSON encoding is {size} bytes; the limit is "
-        f"{max_bytes} bytes (C2)",
+        f"the compact canonical JSON encoding is {size} bytes; the limit is {max_bytes} bytes (C2)",
     )
 
 
@@ -322,7 +322,33 @@ class _Checker:
 
     def clean_json(self, value: Any) -> bool:
         """True when :meth:`any_json` would report nothing in ``value`` (without building
-        a pointer); False when it might."""
+        a pointer); False when it might. Any depth: an explicit stack."""
+        t = type(value)
+        if t is not list and t is not dict:
+            return self._clean_leaf(value)
+        stack: list[Any] = [value]
+        leaf = self._clean_leaf
+        while stack:
+            value = stack.pop()
+            if type(value) is list:
+                for item in value:
+                    t = type(item)
+                    if t is list or t is dict:
+                        stack.append(item)
+                    elif not leaf(item):
+                        return False
+            else:
+                for key, item in value.items():
+                    if type(key) is not str or not leaf(key):
+                        return False
+                    t = type(item)
+                    if t is list or t is dict:
+                        stack.append(item)
+                    elif not leaf(item):
+                        return False
+        return True
+
+    def _clean_leaf(self, value: Any) -> bool:
         t = type(value)
         if t is str:
             return not self.check_surrogates or _SURROGATE.search(value) is None
@@ -330,13 +356,6 @@ class _Checker:
             return bool(INT64_MIN <= value <= INT64_MAX)
         if t is float:
             return math.isfinite(value)
-        if t is list:
-            return all(self.clean_json(item) for item in value)
-        if t is dict:
-            for key, item in value.items():
-                if type(key) is not str or not self.clean_json(key) or not self.clean_json(item):
-                    return False
-            return True
         return value is None or t is bool
 
     def any_json(self, value: Any, ptr: str) -> None:
@@ -346,40 +365,46 @@ class _Checker:
         self.json_value(value, ptr)
 
     def json_value(self, value: Any, ptr: str) -> None:
-        t = type(value)
-        if t is str:
-            if self.check_surrogates:
-                self.surrogates(value, ptr, "string")
-        elif t is int:
-            if not INT64_MIN <= value <= INT64_MAX:
-                self.add(
-                    C.NUMBER_RANGE,
-                    ptr,
-                    f"integer {_short(value)} is outside the signed 64-bit range (C5)",
+        """Report what breaks C4/C5/C10 in ``value``, depth first in document order,
+        with an explicit stack (C10 sets no depth limit)."""
+        stack: list[tuple[Any, str]] = [(value, ptr)]
+        while stack:
+            value, ptr = stack.pop()
+            t = type(value)
+            if t is str:
+                if self.check_surrogates:
+                    self.surrogates(value, ptr, "string")
+            elif t is int:
+                if not INT64_MIN <= value <= INT64_MAX:
+                    self.add(
+                        C.NUMBER_RANGE,
+                        ptr,
+                        f"integer {_short(value)} is outside the signed 64-bit range (C5)",
+                    )
+            elif t is float:
+                if not math.isfinite(value):
+                    self.add(
+                        C.NUMBER_RANGE,
+                        ptr,
+                        f"number {value!r} is not finite (e.g. 1e999 overflows a double); "
+                        "C5 allows finite doubles only",
+                    )
+            elif t is list:
+                stack.extend((value[i], f"{ptr}/{i}") for i in range(len(value) - 1, -1, -1))
+            elif t is dict:
+                if self.check_keys:
+                    self.keys(value, ptr)
+                stack.extend(
+                    (item, f"{ptr}/{pointer_token(str(key))}")
+                    for key, item in reversed(value.items())
                 )
-        elif t is float:
-            if not math.isfinite(value):
+            elif value is not None and t is not bool and value is not _SKIP:
                 self.add(
-                    C.NUMBER_RANGE,
+                    C.FIELD_TYPE,
                     ptr,
-                    f"number {value!r} is not finite (e.g. 1e999 overflows a double); "
-                    "C5 allows finite doubles only",
+                    f"{type(value).__name__} {_short(value)} is not a JSON value "
+                    "(null, bool, int, float, str, list, dict)",
                 )
-        elif t is list:
-            for i, item in enumerate(value):
-                self.json_value(item, f"{ptr}/{i}")
-        elif t is dict:
-            if self.check_keys:
-                self.keys(value, ptr)
-            for key, item in value.items():
-                self.json_value(item, f"{ptr}/{pointer_token(str(key))}")
-        elif value is not None and t is not bool and value is not _SKIP:
-            self.add(
-                C.FIELD_TYPE,
-                ptr,
-                f"{type(value).__name__} {_short(value)} is not a JSON value "
-                "(null, bool, int, float, str, list, dict)",
-            )
 
     def missing(self, obj: Mapping[str, Any], ptr: str, required: tuple[str, ...]) -> None:
         for name in required:
@@ -564,7 +589,6 @@ class _Checker:
                 self.limited_text(value, f"{ptr}/stack", STACK_LIMIT, C.STACK_TOO_LONG)
 
 
-_ULID = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
 _ENVELOPE_CHECKS: dict[str, Callable[[_Checker, Any, str], object]] = {
     "envelope_version": _Checker.known_int,
     "id": _Checker.f_id,
@@ -586,7 +610,7 @@ assert set(_ENVELOPE_CHECKS) == _ENVELOPE_KNOWN
 
 
 def _short(value: object, limit: int = 60) -> str:
-    text = repr(value)
+    text = short_repr(value, limit)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -623,7 +647,7 @@ def _strict_utf8(wire: dict[str, Any]) -> bytes | None:
     """The compact JSON text of ``wire`` in strict UTF-8, or None when it has values
     json cannot write or strings with lone surrogates."""
     try:
-        return json.dumps(wire, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return dumps(wire, allow_nan=True).encode("utf-8")
     except (TypeError, ValueError):  # UnicodeEncodeError is a ValueError
         return None
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ._codes import ViolationCode
+from ._deep import SURROGATE as _SURROGATE
 
 __all__ = ["InvalidEnvelope", "Violation", "pointer_token"]
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import secrets
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .._requirements import Level
+from ..envelope._deep import SURROGATE as _SURROGATE
 from ._causes import SPEC_URL, group_causes
 from ._model import RequirementStatus, RunMeta, TestResult
 from ._verdict import PluginResult, plugin_verdict, worst
@@ -150,7 +150,6 @@ def build_report(
     return report
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _scrub(value: Any) -> Any:

@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
 from ..envelope import Envelope, InvalidEnvelope, encode, from_json, parse_json
+from ..envelope._deep import dumps, loads
 from ..envelope._validate import validate_object
 from ._discovery import positive_seconds
 from ._protocol import ErrorCode, OptionSpec, StorageError, StorageInfo, StorageUnavailable
@@ -585,7 +586,7 @@ class StdioStorage:
         listed = "".join(
             f"\n  {_where(v.pointer)}: {v.code}: {v.message}" for v in violations
         )
-        text = json.dumps(obj, ensure_ascii=False)
+        text = dumps(obj, allow_nan=True)  # any depth
         if len(text) > 2_000:
             text = text[:2_000] + "…"
         return InvalidTesteeEnvelope(
@@ -724,13 +725,16 @@ def _where(pointer: str) -> str:
 
 def _lenient(raw: bytes) -> object:
     try:
-        return json.loads(raw.decode("utf-8", "replace"))
+        return loads(raw.decode("utf-8", "replace"))  # any depth
     except ValueError:
         return None
 
 
 def _short(value: object) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=repr)
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=repr)
+    except RecursionError:  # nested deeper than json recurses: values from parse_json
+        text = dumps(value, allow_nan=True)
     return text if len(text) <= 80 else text[:80] + "…"
 
 

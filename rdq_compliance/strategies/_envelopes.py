@@ -15,6 +15,7 @@ from ..envelope import Attempt, Envelope, ErrorInfo, JSONValue, Outcome, Status,
 from ..envelope._limits import MAX_ENVELOPE_BYTES, MAX_KNOWN_INT, MESSAGE_LIMIT, STACK_LIMIT
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS, format_timestamp
 from ._args import check_bool, check_bounds, check_collection, check_int
+from ._extremes import EXTREME_KINDS, pushed
 from ._values import (
     free_texts,
     header_maps,
@@ -32,6 +33,8 @@ LEASE_EXPIRED_TYPE = "rdq.LeaseExpired"
 _MAX_PAYLOAD = 256 * 1024
 _MAX_ATTEMPTS = 64
 _MAX_TEXT = 1024
+_PER_MILLE = st.integers(0, 999)
+_EXTREME_KINDS = st.sampled_from(EXTREME_KINDS)
 
 _ERROR_TYPES = (
     "java.net.SocketTimeoutException", "java.lang.NullPointerException", "*errors.errorString",
@@ -219,8 +222,19 @@ def _histories(
 @st.composite
 def _envelopes(
     draw: st.DrawFn, versions: st.SearchStrategy[int], min_attempts: int, max_attempts: int,
-    unknown_fields: bool, max_payload_size: int,
+    unknown_fields: bool, max_payload_size: int, extremes: int = 0,
 ) -> Envelope:  # fmt: skip
+    # Drawn first: a choice at the start of an example keeps the share it is drawn
+    # with; deep inside a large example Hypothesis mostly draws it as 0. The window
+    # starts in the middle of 0-999 (wrapping past 999 above one half): Hypothesis
+    # favours the ends of a range, and shrinking towards 0 leaves the window, so a
+    # failure shrinks to an ordinary envelope when it can.
+    kinds: tuple[str, ...] = ()
+    if extremes and (draw(_PER_MILLE) - 500) % 1000 < extremes:
+        # Which limits, also drawn early and each on its own: one choice among five
+        # is skewed by the constants Hypothesis mixes in; five coins rarely all are.
+        kinds = tuple(kind for kind in EXTREME_KINDS if draw(_BOOLEANS))
+        kinds = kinds or (draw(_EXTREME_KINDS),)
     status = draw(_STATUSES)
     history = draw(_histories(min_attempts, max_attempts, unknown_fields))
     # attempt_no: as drawn, 1..n, or restarting at 1 after each redrive (C12).
@@ -254,6 +268,9 @@ def _envelopes(
         attempts=tuple(history),
         extra=draw(_ENVELOPE_EXTRAS if unknown_fields else _NO_EXTRAS),
     )
+    if kinds:
+        item = _attempts(tuple(Outcome), unknown_fields, 4, long_texts=False)
+        envelope = draw(pushed(envelope, item, kinds))
     # The bounds make an envelope over C2 all but impossible; this guards the
     # promise that every generated envelope is valid.
     assume(len(encode(envelope).encode("utf-8")) <= MAX_ENVELOPE_BYTES)
@@ -272,7 +289,7 @@ def _check_envelope_args(
 
 def envelopes(
     *, envelope_versions: Collection[int] = (1,), min_attempts: int = 0, max_attempts: int = 8,
-    unknown_fields: bool = True, max_payload_size: int = 512,
+    unknown_fields: bool = True, max_payload_size: int = 512, extremes: float = 0.0,
 ) -> st.SearchStrategy[Envelope]:  # fmt: skip
     """Valid envelope models of one of ``envelope_versions`` (v1-shaped).
 
@@ -285,12 +302,31 @@ def envelopes(
     timestamps. ``min_attempts``/``max_attempts`` bound the history (at most
     64), ``max_payload_size`` the payload bytes (at most 262,144), and
     ``unknown_fields`` adds unknown fields at every level.
+
+    ``extremes`` (0 to 1, default 0) is the share of draws pushed past limits that
+    real stores have, whatever the bounds above say; each such draw crosses one or
+    more of: a payload of 64 KiB + 1 to 256 KiB, a history of 51 to 64 attempts,
+    header and unknown keys that differ only by Unicode normalization (NFC/NFD), a
+    compact encoding within 4 KiB of C2's 1 MiB, an unknown field or ``detail``
+    nested 65 to 400 levels deep. Hypothesis reuses earlier examples, so fewer
+    draws than the share cross (about half, measured).
     """
     versions = check_collection("envelope_versions", envelope_versions, allow_empty=False)
     for version in versions:
         check_int("an envelope_versions item", version, min_value=0, max_value=MAX_KNOWN_INT)
     args = _check_envelope_args(min_attempts, max_attempts, unknown_fields, max_payload_size)
-    return _envelopes(_versions(frozenset(versions)), *args)
+    return _envelopes(_versions(frozenset(versions)), *args, _check_share(extremes))
+
+
+def _check_share(extremes: object) -> int:
+    """``extremes`` as a whole number of draws per thousand."""
+    if (
+        isinstance(extremes, bool)
+        or not isinstance(extremes, int | float)
+        or not 0 <= extremes <= 1
+    ):
+        raise InvalidArgument(f"extremes={extremes!r} must be a number from 0 to 1")
+    return round(extremes * 1000)
 
 
 def envelopes_of_other_versions(

@@ -175,3 +175,24 @@ def test_generated_detail(rdq: Rdq) -> None:
         ns.roundtrip(with_error(base_envelope(30), detail=detail))
 
     rdq.for_all(roundtrip, budget="targeted", detail=json_values(max_leaves=12))
+
+
+def _nested(levels: int, leaf: Any) -> Any:
+    # Arrays and objects in turn, so that a limit on either kind is met.
+    for i in range(levels - 1):
+        leaf = [leaf] if i % 2 == 0 else {"k": leaf}
+    return leaf
+
+
+@requirement("RDQ-UF-007")
+@pytest.mark.parametrize("levels", [65, 101, 129, 400], ids=lambda n: f"depth-{n}")
+def test_deep_values(rdq: Rdq, levels: int) -> None:
+    """RDQ-UF-007 (C10): unknown fields (top level, attempt, error) and detail nested
+    ``levels`` deep come back unchanged. C10 allows any JSON value, so only C2's 1 MiB
+    bounds depth; the depths are one past the limits of .NET System.Text.Json (64),
+    MySQL JSON and MongoDB BSON (100) and serde_json (128), and a few hundred."""
+    leaf = {"n": INT64_MAX, "d": 0.1, "s": "é", "t": True, "z": None, "e": [], "o": {}}
+    value = _nested(levels, leaf)
+    env = with_error(_at_attempt(base_envelope(31, extra={"deep": value}), {"deep": value}),
+                     detail=value, extra={"deep": value})
+    rdq.namespace().roundtrip(env)

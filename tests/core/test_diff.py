@@ -292,3 +292,106 @@ def test_format_diff_truncates_long_values() -> None:
     assert "…" in line and len(line) < 260
     missing = format_diff(diff(_env(extra={"x": "b" * 500}), _env()))
     assert missing.startswith("/x: unknown field 'x' missing: expected 'bbb") and len(missing) < 160
+
+
+# -- issue 14 item 3: two different values never print alike ---------------------------
+
+LOOK_ALIKE_KEYS = ("\u00c5", "\u212b", "A\u030a")  # Å precomposed, Ångström sign, A + ring
+
+
+def test_look_alike_header_keys_print_apart() -> None:
+    """C4/C8: header keys that differ only by normalization are distinct keys; each
+    line of the diff shows their code points, so no two lines read the same."""
+    for written in LOOK_ALIKE_KEYS:
+        for returned in LOOK_ALIKE_KEYS:
+            if written == returned:
+                continue
+            diffs = diff(_env(headers={written: "v"}), _env(headers={returned: "v"}))
+            lines = format_diff(diffs).splitlines()
+            assert len(lines) == 2 and lines[0] != lines[1]
+    lines = {
+        format_diff(diff(_env(headers={key: "v"}), _env(headers={}))) for key in LOOK_ALIKE_KEYS
+    }
+    assert len(lines) == 3
+    line = format_diff(diff(_env(headers={"\u212b": "v"}), _env(headers={})))
+    assert "'\u212b' (U+212B)" in line and "/headers/\u212b (U+212B)" in line
+    line = format_diff(diff(_env(headers={"A\u030a": "v"}), _env(headers={})))
+    assert "(U+0041 U+030A)" in line
+
+
+def test_look_alike_values_and_unknown_keys_print_apart() -> None:
+    """C4/C10: strings and keys inside unknown fields show their code points too."""
+    written = _env(extra={"k": {"\u00c5": "\u00c5"}})
+    for other in LOOK_ALIKE_KEYS[1:]:
+        text = format_diff(diff(written, _env(extra={"k": {other: "\u00c5"}})))
+        assert "U+00C5" in text and f"U+{ord(other[0]):04X}" in text
+        text = format_diff(diff(written, _env(extra={"k": {"\u00c5": other}})))
+        assert "U+00C5" in text and f"U+{ord(other[0]):04X}" in text
+    # Invisible characters: a zero-width space is escaped by repr, and named.
+    text = format_diff(diff(_env(headers={"a": "x"}), _env(headers={"a\u200b": "x"})))
+    assert "U+200B" in text
+
+
+def test_long_values_keep_byte_length_and_first_difference() -> None:
+    """A long string's line keeps its byte lengths and first differing code point and
+    lists only a few code points, not thousands."""
+    e = "é" * 3_000 + "a"
+    a = "é" * 3_000 + "b"
+    (d,) = diff(_env(headers={"h": e}), _env(headers={"h": a}))
+    line = format_diff([d])
+    assert "expected 6001 bytes, got 6001 bytes" in line
+    assert "first difference at code point 3000" in line
+    assert len(line) < 600
+
+
+def test_clause_tags_follow_the_field() -> None:
+    """Issue 14 item 2: the clause tag of a difference is the field's clause. A lost
+    error.detail (value -> null) is C10, not C9; unknown fields are C10 at any level."""
+    from rdq_compliance.envelope import clauses_for_pointer
+
+    base = decode(SEED_TEXT)
+    with_detail = _with_error(base, detail={"retry": [1, 2]})
+
+    def tags(expected: Envelope, actual: Envelope) -> list[str]:
+        return [clauses_for_pointer(d) for d in diff(expected, actual)]
+
+    assert tags(with_detail, _with_error(base, detail=None)) == ["C10 C5"]
+    assert tags(with_detail, _with_error(base, detail={"retry": [1]})) == ["C10 C5", "C10 C5"]
+    assert tags(_env(extra={"x": 1}), _env(extra={"x": None})) == ["C10 C5"]
+    assert tags(_env(extra={"x": 1}), _env()) == ["C10 C5"]
+    assert tags(_with_attempt(base, extra={"x": 1}), base) == ["C10 C5"]
+    assert tags(_with_error(base, extra={"x": [1]}), _with_error(base, extra={"x": []})) == [
+        "C10 C5",  # the length
+        "C10 C5",  # the item
+    ]
+    assert tags(_env(handler_version="v3"), _env(handler_version=None)) == ["C4 C9"]
+    assert tags(_env(handler_version="v3"), _env(handler_version="v4")) == ["C4"]
+    assert tags(_env(headers={"A": "1"}), _env(headers={"a": "1"})) == ["C8 C4", "C8 C4"]
+    assert tags(base, _with_error(base, stack=None)) == ["C1 C4 C9"]
+    assert tags(base, _with_attempt(base, error=None)) == ["C9"]
+    assert tags(base, _env(attempts=())) == ["C12", "C12"]
+    assert tags(base, _env(created_at=base.created_at + timedelta(milliseconds=1))) == ["C3"]
+
+
+def test_the_model_does_not_import_the_diff() -> None:
+    """No import cycle between _model and _diff: equality is installed by _diff."""
+    import ast
+    import inspect
+
+    from rdq_compliance.envelope import _model
+
+    tree = ast.parse(inspect.getsource(_model))
+    imported = {
+        node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+    }
+    assert "_diff" not in imported
+    assert _model._equal(decode(SEED_TEXT), decode(SEED_TEXT))
+
+
+def test_code_points_of_a_long_value_carry_their_index() -> None:
+    """A windowed long value names its odd code points at their index in the value."""
+    e = "a" * 100 + "\u00c5"
+    a = "a" * 100 + "\u212b"
+    line = format_diff(diff(_env(headers={"h": e}), _env(headers={"h": a})))
+    assert "U+00C5 at 100" in line and "U+212B at 100" in line
+    assert "first difference at code point 100" in line

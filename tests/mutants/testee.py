@@ -108,6 +108,9 @@ RELEASES = {1: "1.0.0", 2: "2.0.0"}
 
 
 def main() -> int:
+    # js_dump recurses about three frames per level; RDQ-UF-007 nests values 400 deep
+    # (JavaScript's JSON.stringify has no such limit).
+    sys.setrecursionlimit(10_000)
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--defect", choices=sorted(DEFECTS))
     ap.add_argument("--variant", choices=sorted(VARIANTS), default="good")

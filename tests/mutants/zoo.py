@@ -597,6 +597,40 @@ class DetailDropped(DocStorage):
         return doc
 
 
+def _json_depth(doc: Obj) -> int:
+    """The deepest nesting of an unknown field or ``detail`` value (1 for ``[]``)."""
+    best = 0
+    stack = [(obj[key], 1) for obj, key in unknown_containers(doc)]
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, dict | list):
+            best = max(best, level)
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((item, level + 1) for item in items)
+    return best
+
+
+@mutant("mysql_json_depth_100", "MySQL JSON column: ER_JSON_DOCUMENT_TOO_DEEP above 100 "
+        "levels (MongoDB BSON refuses the same)", "refuses envelopes whose unknown fields or "
+        "detail nest deeper than 100 levels (INTERNAL)", M + "UF-007", M + "GOLD-001")
+class MysqlJsonDepth100(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        if _json_depth(doc) + 1 > 100:  # the value sits one level inside the document
+            raise StorageError(ErrorCode.INTERNAL,
+                               "The JSON document exceeds the maximum depth of 100")
+        return doc
+
+
+@mutant("serde_json_depth_128", "Rust serde_json reading the stored document back: "
+        "'recursion limit exceeded' past 128 levels", "stores deep values but cannot read "
+        "them back (INTERNAL on read)", M + "UF-007")
+class SerdeJsonDepth128(DocStorage):
+    def on_read(self, doc: Obj) -> Obj:
+        if _json_depth(doc) + 1 > 128:
+            raise StorageError(ErrorCode.INTERNAL, "recursion limit exceeded at line 1")
+        return doc
+
+
 # -- attempts (C12) --------------------------------------------------------------------------
 
 

@@ -1,0 +1,174 @@
+"""Envelopes pushed past one common store limit (issue 13 item 5).
+
+``envelopes(extremes=...)`` hands a share of its draws to :func:`pushed`, which
+changes one or more aspects of a valid envelope so that it crosses limits real
+stores have while staying valid: a payload above 64 KiB (BLOB/TEXT columns), a history
+above 50 attempts (row caps), header and unknown keys that differ only by Unicode
+normalization (NFC/NFD-folding collations and key stores), a whole envelope near
+C2's 1 MiB (row, document and message size limits), and an unknown field or
+``detail`` nested past the JSON depth limits of .NET (64), MySQL and MongoDB (100)
+and serde_json (128), up to a few hundred levels.
+
+Big values are expanded from a few drawn numbers (a seeded PRNG for bytes), so a
+1 MiB envelope costs Hypothesis a handful of choices, not a million.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import random
+import unicodedata
+from typing import Any
+
+from hypothesis import strategies as st
+
+from ..envelope import Attempt, Envelope, JSONValue, encode
+from ..envelope._limits import MAX_ENVELOPE_BYTES
+from ._values import free_texts, json_values
+
+__all__ = ["EXTREME_KINDS", "pushed"]
+
+EXTREME_KINDS = ("payload", "history", "normalization", "size", "depth")
+
+BIG_PAYLOAD_MIN = 64 * 1024 + 1
+"""Above a 64 KiB BLOB/TEXT column (MySQL BLOB holds 65,535 bytes)."""
+BIG_PAYLOAD_MAX = 256 * 1024
+LONG_HISTORY_MIN = 51
+LONG_HISTORY_MAX = 64
+NEAR_LIMIT_SLACK = 4_096
+"""A near-limit envelope's compact encoding is within this many bytes of C2's limit."""
+DEEP_MIN, DEEP_MAX = 65, 400
+
+# Pairs of distinct strings equal after normalization: precomposed against
+# decomposed, the Angstrom sign's singleton decomposition, Hangul jamo, and a long
+# s with two marks whose canonical order differs.
+_NORMALIZATION_PAIRS = (
+    ("\u00c5", "A\u030a"), ("\u212b", "\u00c5"), ("\u212b", "A\u030a"), ("\u00e9", "e\u0301"),
+    ("\uac00", "\u1100\u1161"), ("\u1e9b\u0323", "\u017f\u0323\u0307"),
+)  # fmt: skip
+_DEPTHS = st.one_of(
+    st.sampled_from((DEEP_MIN, 101, 129, 300, DEEP_MAX)), st.integers(DEEP_MIN, DEEP_MAX)
+)
+_PAYLOAD_SIZES = st.one_of(
+    st.sampled_from((BIG_PAYLOAD_MIN, 65_536 * 2, BIG_PAYLOAD_MAX)),
+    st.integers(BIG_PAYLOAD_MIN, BIG_PAYLOAD_MAX),
+)
+_SEEDS = st.integers(0, 2**32 - 1)
+_WHERE = st.sampled_from(("top", "attempt", "error", "detail"))
+_SHAPES = st.sampled_from(("arrays", "objects", "mixed"))
+_LEAVES = json_values(max_leaves=3)
+_SHORT_TEXTS = free_texts(max_size=8)
+
+
+def _random_bytes(seed: int, size: int) -> bytes:
+    return random.Random(seed).randbytes(size)
+
+
+def _nested(levels: int, leaf: JSONValue, shape: str) -> JSONValue:
+    """``leaf`` inside containers so that the value is ``levels`` deep (``leaf`` a
+    scalar: the value itself is level 1)."""
+    value = leaf
+    for i in range(levels - 1):
+        array = shape == "arrays" or (shape == "mixed" and i % 2 == 0)
+        value = [value] if array else {"k": value}
+    return value
+
+
+@functools.cache
+def _templates(attempt: st.SearchStrategy[Attempt]) -> st.SearchStrategy[list[Attempt]]:
+    return st.lists(attempt, min_size=1, max_size=4)
+
+
+_HISTORY_SIZES = st.integers(LONG_HISTORY_MIN, LONG_HISTORY_MAX)
+
+
+def _long_history(draw: st.DrawFn, attempt: st.SearchStrategy[Attempt]) -> tuple[Attempt, ...]:
+    # A few drawn attempts repeated to 51-64, numbered 1..n: drawing 60 attempts one
+    # by one would overrun Hypothesis's per-example budget.
+    templates = draw(_templates(attempt))
+    size = draw(_HISTORY_SIZES)
+    return tuple(
+        dataclasses.replace(templates[i % len(templates)], attempt_no=i + 1) for i in range(size)
+    )
+
+
+def _size(env: Envelope) -> int:
+    return len(encode(env).encode("utf-8"))
+
+
+def _free_key(existing: Any, stem: str) -> str:
+    key, n = stem, 0
+    while key in existing:
+        n += 1
+        key = f"{stem}_{n}"
+    return key
+
+
+@st.composite
+def pushed(
+    draw: st.DrawFn, env: Envelope, attempt: st.SearchStrategy[Attempt], kinds: tuple[str, ...]
+) -> Envelope:
+    """``env`` pushed past the store limits named in ``kinds`` (of EXTREME_KINDS; see
+    the module docstring), in an order that lets them combine; still valid.
+    ``attempt``: the strategy of one history item."""
+    if "history" in kinds:
+        env = dataclasses.replace(env, attempts=_long_history(draw, attempt))
+    if "depth" in kinds:
+        env = _deep(draw, env)
+    if "normalization" in kinds:
+        env = _normalization(draw, env)
+    if "payload" in kinds:
+        env = dataclasses.replace(env, payload=_random_bytes(draw(_SEEDS), draw(_PAYLOAD_SIZES)))
+    if "size" in kinds:  # last: it fills what the others left
+        env = _near_limit(draw, env)
+    return env
+
+
+def _normalization(draw: st.DrawFn, env: Envelope) -> Envelope:
+    text = draw(_SHORT_TEXTS)
+    nfc, nfd = unicodedata.normalize("NFC", text), unicodedata.normalize("NFD", text)
+    first, second = (nfc, nfd) if nfc != nfd else draw(st.sampled_from(_NORMALIZATION_PAIRS))
+    headers = {**env.headers, first: draw(_SHORT_TEXTS), second: draw(_SHORT_TEXTS)}
+    extra = {**env.extra, first: draw(_LEAVES), second: draw(_LEAVES)}
+    return dataclasses.replace(env, headers=headers, extra=extra)
+
+
+def _near_limit(draw: st.DrawFn, env: Envelope) -> Envelope:
+    """Fill the payload (and an ASCII unknown field, to the byte) until the compact
+    encoding is within NEAR_LIMIT_SLACK bytes of the limit, the limit included."""
+    target = MAX_ENVELOPE_BYTES - draw(st.integers(0, NEAR_LIMIT_SLACK))
+    key = _free_key(env.extra, "x_fill")
+    env = dataclasses.replace(env, payload=b"", extra={**env.extra, key: ""})
+    room = target - _size(env)
+    if room < 64:  # already near the limit: leave it as it is
+        return env
+    raw = (room - 8) // 4 * 3
+    env = dataclasses.replace(env, payload=_random_bytes(draw(_SEEDS), raw))
+    fill = target - _size(env)
+    return dataclasses.replace(env, extra={**env.extra, key: "p" * fill})
+
+
+def _deep(draw: st.DrawFn, env: Envelope) -> Envelope:
+    value = _nested(draw(_DEPTHS), draw(_LEAVES), draw(_SHAPES))
+    where = draw(_WHERE)
+    history = list(env.attempts)
+    with_error = [i for i, a in enumerate(history) if a.error is not None]
+    if where in ("error", "detail") and with_error:
+        i = with_error[draw(st.integers(0, len(with_error) - 1))]
+        error = history[i].error
+        assert error is not None
+        if where == "detail":
+            error = dataclasses.replace(error, detail=value)
+        else:
+            error = dataclasses.replace(
+                error, extra={**error.extra, _free_key(error.extra, "x_deep"): value}
+            )
+        history[i] = dataclasses.replace(history[i], error=error)
+        return dataclasses.replace(env, attempts=tuple(history))
+    if where == "attempt" and history:
+        i = draw(st.integers(0, len(history) - 1))
+        a = history[i]
+        history[i] = dataclasses.replace(a, extra={**a.extra, _free_key(a.extra, "x_deep"): value})
+        return dataclasses.replace(env, attempts=tuple(history))
+    return dataclasses.replace(env, extra={**env.extra, _free_key(env.extra, "x_deep"): value})
