@@ -27,6 +27,7 @@ from rdq_compliance.envelope._limits import (
     STACK_LIMIT,
     TRUNCATION_MARKER,
 )
+from tests import corpus_tool
 
 FIXTURES = _corpus.load_manifest()
 VALID = _corpus.valid_fixtures()
@@ -222,7 +223,7 @@ def test_size_fixtures_have_their_exact_compact_size(fixture_id: str, size: int)
     data = json.loads(by_id(fixture_id).read_bytes())
     compact = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()
     assert len(compact) == size
-    assert all(key in data for key in _corpus.ENVELOPE_FIELDS)  # nothing added on encode
+    assert all(key in data for key in corpus_tool.ENVELOPE_FIELDS)  # nothing added on encode
 
 
 def test_size_at_limit_is_accepted_by_the_validators_own_measure() -> None:
@@ -256,9 +257,9 @@ def test_envelope_of_an_invalid_fixture_is_refused() -> None:
 
 
 def test_formatter_and_generator_checks_pass(capsys: pytest.CaptureFixture[str]) -> None:
-    assert _corpus.main(["format", "--check"]) == 0
-    assert _corpus.main(["generate", "--check"]) == 0
-    assert _corpus.main(["orphans"]) == 0
+    assert corpus_tool.main(["format", "--check"]) == 0
+    assert corpus_tool.main(["generate", "--check"]) == 0
+    assert corpus_tool.main(["orphans"]) == 0
     assert capsys.readouterr().err == ""
 
 
@@ -284,10 +285,10 @@ def test_formatter_check_reports_and_format_fixes(
     raw = root / "v1/valid/key-order-reversed.json"
     raw_before = raw.read_bytes()
     target.write_text(json.dumps(json.loads(target.read_text("utf-8"))), encoding="utf-8")
-    assert _corpus.main(["--dir", str(root), "format", "--check"]) == 1
+    assert corpus_tool.main(["--dir", str(root), "format", "--check"]) == 1
     assert "v1/valid/headers-empty-key.json: not formatted" in capsys.readouterr().err
-    assert _corpus.main(["--dir", str(root), "format"]) == 0
-    assert _corpus.main(["--dir", str(root), "format", "--check"]) == 0
+    assert corpus_tool.main(["--dir", str(root), "format"]) == 0
+    assert corpus_tool.main(["--dir", str(root), "format", "--check"]) == 0
     assert raw.read_bytes() == raw_before  # raw fixtures are never rewritten
     formatted = target.read_text("utf-8")
     assert formatted.startswith('{\n  "envelope_version": 1,\n  "id": ')
@@ -300,7 +301,7 @@ def test_formatter_refuses_a_non_raw_fixture_it_cannot_keep(
     root = _mini_corpus(tmp_path, ["v1.valid.headers-empty-key"])
     target = root / "v1/valid/headers-empty-key.json"
     target.write_text('{"a": 1, "a": 2}\n', encoding="utf-8")
-    assert _corpus.main(["--dir", str(root), "format"]) == 1
+    assert corpus_tool.main(["--dir", str(root), "format"]) == 1
     assert "duplicate key 'a'" in capsys.readouterr().err
     assert target.read_text("utf-8") == '{"a": 1, "a": 2}\n'
 
@@ -336,5 +337,5 @@ def test_corpus_hash_changes_with_one_byte(tmp_path: Path) -> None:
 def test_unknown_directory_is_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _corpus.main(["--dir", str(tmp_path), "format", "--check"]) == 2
+    assert corpus_tool.main(["--dir", str(tmp_path), "format", "--check"]) == 2
     assert "holds no manifest.json" in capsys.readouterr().err
