@@ -225,6 +225,7 @@ def verify_report(report: Mapping[str, Any]) -> str:
     if report["schema_version"] != SCHEMA_VERSION:
         raise ReportError(f"schema_version={report['schema_version']!r} is not supported; "
                           f"this kit reads version {SCHEMA_VERSION}")
+    _check_schema(report)
     recorded = report["digest"]
     try:
         computed = compute_digest(report)
@@ -236,6 +237,20 @@ def verify_report(report: Mapping[str, Any]) -> str:
             "was changed after the kit wrote it; re-run the kit to get a genuine report")
     _check_verdicts(report)
     return computed
+
+
+def _check_schema(report: Mapping[str, Any]) -> None:
+    """The report's shape, by the JSON Schema the kit ships (``report.schema.json``)."""
+    import jsonschema  # only ``verify`` needs it: not loaded by a kit run
+
+    validator = jsonschema.Draft202012Validator(
+        load_schema(), format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+    error = jsonschema.exceptions.best_match(validator.iter_errors(report))
+    if error is not None:
+        where = "/" + "/".join(str(p) for p in error.absolute_path)
+        raise ReportError(f"not a valid rdq report at {where}: {error.message} (expected what "
+                          "report.schema.json of this kit describes)")
 
 
 def _check_verdicts(report: Mapping[str, Any]) -> None:

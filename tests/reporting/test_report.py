@@ -138,3 +138,13 @@ def test_load_errors(tmp_path):
         load_report(tmp_path / "nan.json")
     with pytest.raises(ReportError, match="missing"):
         verify_report(json.loads('{"schema_version": 1}'))
+
+
+def test_a_malformed_report_with_a_recomputed_digest_fails_the_shipped_schema():
+    """verify reads a report by the JSON Schema the kit ships, not by a hand-made check:
+    a report whose digest was recomputed over a value the schema forbids is refused."""
+    r = sample()
+    r["plugins"][0]["requirements"][0]["level"] = "MAY"
+    r["digest"] = compute_digest(r)
+    with pytest.raises(ReportError, match=r"not a valid rdq report at /plugins/0/requirements/0"):
+        verify_report(r)
