@@ -103,19 +103,13 @@ def write_usage_error_outputs(config: pytest.Config, error: str) -> None:
                    profile=str(option(config, "rdq_profile")), seed=0,
                    started_at=datetime.now(UTC), duration=0.0, plugins=metas, aborted=reason)
     report = build_report(meta, evaluate(meta.plugins, [], aborted=reason))
-    renderers: dict[str, Any] = {
-        "report": lambda p: write_json(p, report),
-        "badge": lambda p: p.write_text(render_badge(report), encoding="utf-8"),
-        "badge endpoint": lambda p: write_json(p, render_endpoint(report)),
-        "summary": lambda p: p.write_text(render_markdown(report), encoding="utf-8"),
-    }
     for ini, _flag, what in _OUTPUTS:
         try:
             path = _path_option(config, ini)
             if path is None or path.is_dir():
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)
-            renderers[what](path)
+            write_output(what, path, report)
         except (OSError, ValueError):
             continue  # the usage error is what the user must see; nothing to add
 
@@ -188,6 +182,20 @@ def _append(path: Path, text: str) -> None:
         if f.tell() > 0:
             f.write("\n")
         f.write(text)
+
+
+def write_output(what: str, path: Path, report: dict[str, Any]) -> None:
+    """Write one output file (``what`` as in ``_OUTPUTS``) of ``report``."""
+    if what == "report":
+        write_json(path, report)
+    elif what == "badge":
+        path.write_text(render_badge(report), encoding="utf-8")
+    elif what == "badge endpoint":
+        write_json(path, render_endpoint(report))
+    elif what == "summary":
+        _append(path, render_markdown(report))
+    else:  # pragma: no cover - _OUTPUTS and this function go together
+        raise ValueError(f"unknown output what={what!r}; expected one of _OUTPUTS")
 
 
 class ReportingPlugin:
@@ -315,10 +323,10 @@ class ReportingPlugin:
             run_token=kit.run_token if kit is not None else None,
         )
 
-    def _write(self, what: str, path: Path, write: Any) -> None:
+    def _write(self, what: str, path: Path, report: dict[str, Any]) -> None:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            write(path)
+            write_output(what, path, report)
         except OSError as e:
             self.write_errors.append(f"could not write the {what} to {str(path)!r}: {e}")
         else:
@@ -351,14 +359,8 @@ class ReportingPlugin:
             }
         report = build_report(meta, results, known_failures=known_map)
         self.report = report
-        renderers: dict[str, Any] = {
-            "report": lambda p: write_json(p, report),
-            "badge": lambda p: p.write_text(render_badge(report), encoding="utf-8"),
-            "badge endpoint": lambda p: write_json(p, render_endpoint(report)),
-            "summary": lambda p: _append(p, render_markdown(report)),
-        }
         for what, path in self.outputs.items():
-            self._write(what, path, renderers[what])
+            self._write(what, path, report)
         self._gate(session, report)
         self._incomplete_gate(session, report)
         if self.write_errors and session.exitstatus in (0, 1):
