@@ -32,11 +32,14 @@ def clauses_for_pointer(d: Difference) -> str:
     """The clauses (space-separated ids) a difference at ``d.pointer`` breaks.
 
     The field decides: unknown fields and ``detail`` at any depth are C10 C5; header
-    keys and values C8 C4; a known optional field turned null (or back) adds C9; the
+    keys and values C8 C4; null against "", {} or [] anywhere is C9 (four different
+    values); a known optional field turned null (or back) adds C9; the
     attempts list and an attempt as a whole C12; the whole envelope C13."""
     parts = d.pointer.split("/")[1:]
     if not parts:
         return "C13"
+    if d.kind == "type" and _null_against_empty(d.expected, d.actual):
+        return "C9"  # "", {}, [] and null are four values: the distinction C9 keeps
     if parts[0] == "headers" and len(parts) > 1:
         return "C8 C4"
     if parts[0] == "attempts" and len(parts) > 1:
@@ -46,6 +49,11 @@ def clauses_for_pointer(d: Difference) -> str:
             return _field(_KNOWN_ERROR, parts[3], len(parts) == 4, d)
         return _field(_KNOWN_ATTEMPT, parts[2], len(parts) == 3, d)
     return _field(_KNOWN_TOP, parts[0], len(parts) == 1, d)
+
+
+def _null_against_empty(a: object, b: object) -> bool:
+    other = b if a is None else a if b is None else None
+    return (a is None) != (b is None) and type(other) in (str, dict, list) and not other
 
 
 def _field(known: dict[str, str], name: str, leaf: bool, d: Difference) -> str:
