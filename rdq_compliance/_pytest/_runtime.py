@@ -11,6 +11,7 @@ store: a database keeps its tables); those that cannot be are named in one note.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -62,6 +63,9 @@ class PluginRuntime:
         """Namespaces the kit could not drop: name -> why (reported once, at close)."""
         self._reopen_failure: str | None = None
         self._runner = Runner(f"rdq-plugin-{self.label}")
+        self.lane = threading.local()
+        """``lane.runner``: the worker of a kit thread of the concurrency suite (C18, see
+        ``_lanes``); unset, calls go to the plugin's one worker thread."""
 
     # -- calling the plugin --------------------------------------------------
 
@@ -76,14 +80,16 @@ class PluginRuntime:
             raise OperationHung(f"{operation} not attempted: {self.broken}")
         if self._runner.abandoned:  # pragma: no cover - defensive
             self._runner = Runner(f"rdq-plugin-{self.label}")
+        runner: Runner = getattr(self.lane, "runner", None) or self._runner
         try:
-            return self._runner.call(fn, *args, timeout=self.timeout)
+            return runner.call(fn, *args, timeout=self.timeout)
         except TimeoutError:
             self.broken = (
                 f"{operation} did not return within "
                 f"{_seconds(self.timeout)} (--rdq-timeout); the storage was abandoned"
             )
-            self._runner = Runner(f"rdq-plugin-{self.label}")
+            if runner is self._runner:  # an abandoned lane worker ends with its lane
+                self._runner = Runner(f"rdq-plugin-{self.label}")
             raise OperationHung(self.broken) from None
 
     # -- lifecycle -----------------------------------------------------------
