@@ -86,6 +86,7 @@ class Plugin:
 
 good = Plugin()
 durable = Plugin(name="standin-durable", caps=("durable",), durable=True)
+concurrent = Plugin(name="standin-concurrent", caps=("concurrent",))  # dict item set: atomic
 lossy = Plugin(name="standin-lossy", mangle=_drop_unknown_fields)
 hostile = Plugin(name=HOSTILE, mangle=_drop_unknown_fields)
 down = Plugin(down="cannot connect to dsn='postgresql://127.0.0.1:1/x' <b>&amp;</b>")
@@ -166,6 +167,16 @@ def test_durable_plugin_badge_names_the_capability(kit):
     assert result.ret == 0
     assert statuses(report)["RDQ-RT-003"] == "passed"
     assert report["plugins"][0]["capabilities_verified"] == ["durable"]
+
+
+def test_concurrent_plugin_report_names_the_capability(kit):
+    # C18: the capability is verified only when RDQ-CC-001..004 all passed.
+    result, report = run(kit, "concurrent", "-k", "concurrency")
+    assert result.ret == 0
+    assert {statuses(report)[f"RDQ-CC-00{i}"] for i in range(1, 5)} == {"passed"}
+    assert report["plugins"][0]["capabilities_verified"] == ["concurrent"]
+    text = (kit.path / "out/summary.md").read_text()
+    assert "concurrent" in text
 
 
 def test_defective_plugin_is_non_compliant_and_its_hostile_name_is_contained(kit):
