@@ -60,7 +60,7 @@ def version(n: int, k: int, tag: str = "") -> Envelope:
     )
     return dataclasses.replace(
         base_envelope(n),
-        queue=f"q.{label}",
+        queue=f"q.{label.lower()}",
         payload=f"{label};".encode() * (1 + (k % 7) * 40),
         headers={f"h{j}": label for j in range(1 + k % 4)},
         attempts=attempts,

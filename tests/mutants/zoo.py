@@ -1247,3 +1247,11 @@ class OkConcurrentOneLock(RacyReadCache):
     def drop(self, namespace: str) -> None:
         with self._lock:
             super().drop(namespace)
+
+
+testee("t_mixed_seq", Kind.MUTANT, "a testee keeping the current request's id in one variable "
+       "shared by its handler threads", "answers pipelined requests with the seq of the "
+       "latest request received", ("--defect", "mixed_seq"), (M + "CC-001",))
+testee("tok_concurrent", Kind.CORRECT, "testee.py (any-language plugin)",
+       "claims concurrent: handles pipelined requests on threads, answers in any order (C18)",
+       ("--variant", "concurrent"))
