@@ -80,7 +80,7 @@ def test_node_testee_is_compliant_through_the_stdio_bridge(tmp_path: Path) -> No
         unavailable("Node.js is not installed")
     report = run_kit(tmp_path, "--rdq-plugin=stdio", "--rdq-testee", f"{node} {NODE_TESTEE}")
     assert_compliant(report)
-    assert report["plugins"][0]["capabilities_verified"] == ["durable"]
+    assert report["plugins"][0]["capabilities_verified"] == ["concurrent", "durable"]
 
 
 # --- the server-backed plugins ------------------------------------------------------------

@@ -136,7 +136,8 @@ def test_durable_check_reads_through_a_fresh_storage(kit: pytest.Pytester) -> No
 
 
 def test_full_suite_passes_against_a_correct_plugin(kit: pytest.Pytester) -> None:
-    result = run(kit, "--rdq-plugin=fake", "--rdq-option=durable=yes")
+    result = run(kit, "--rdq-plugin=fake", "--rdq-option=durable=yes",
+                 "--rdq-option=concurrent=yes")
     outcomes = result.parseoutcomes()
     assert result.ret == 0, result.stdout.str()[-3000:]
     assert outcomes["passed"] >= 200 and "failed" not in outcomes and "skipped" not in outcomes
