@@ -195,6 +195,6 @@ def test_server_plugin_is_compliant_and_leaves_nothing_behind(
         for name, extra in (("ci", ()), ("quick", ("--rdq-profile=quick",))):
             report = run_kit(tmp_path, f"--rdq-plugin={plugin}", *extra, name=name)
             assert_compliant(report)
-            assert report["plugins"][0]["capabilities_verified"] == ["durable"]
+            assert report["plugins"][0]["capabilities_verified"] == ["concurrent", "durable"]
             left = objects() - before
             assert not left, f"the {name} run of {plugin} left data behind: {sorted(left)[:10]}"
