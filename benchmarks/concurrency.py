@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/concurrency.py                 # 20 runs, ci profile
     .venv/bin/python benchmarks/concurrency.py --runs 5 --profile quick
-    .venv/bin/python benchmarks/concurrency.py --only memory --only tests.mutants.zoo:racy_read_cache
+    .venv/bin/python benchmarks/concurrency.py --only memory --only redis
 
 Each run is one kit run (a pytest subprocess in an empty directory, like a plugin's CI
 job) of the concurrency suite against every plugin at once, with ``--rdq-seed`` = the
