@@ -1255,3 +1255,15 @@ testee("t_mixed_seq", Kind.MUTANT, "a testee keeping the current request's id in
 testee("tok_concurrent", Kind.CORRECT, "testee.py (any-language plugin)",
        "claims concurrent: handles pipelined requests on threads, answers in any order (C18)",
        ("--variant", "concurrent"))
+
+
+@mutant("drop_rewrites_store", "one store file for every namespace (a JSON or pickle file, "
+        "shelve): drop writes back a copy of the other namespaces taken before, without a "
+        "lock", "a write to another namespace made while a drop runs is lost",
+        M + "CC-004")
+class DropRewritesStore(ConcurrentDoc):
+    def drop(self, namespace: str) -> None:
+        kept = {ns: dict(t) for ns, t in self.disk.items() if ns != namespace}  # load file
+        _round_trip()
+        self.disk.clear()  # write the file back
+        self.disk.update(kept)
