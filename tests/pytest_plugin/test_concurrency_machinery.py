@@ -142,6 +142,11 @@ def test_versions_are_valid_and_a_mix_of_two_matches_neither() -> None:
             torn = dataclasses.replace(versions[k - 1], headers=env.headers)
             assert key.match(torn) is None
     assert key.match(None) is None
+    # The same values in another form (C11: key order carries no meaning) still match.
+    v5 = versions[5]
+    reordered = dataclasses.replace(v5, headers=dict(reversed(list(v5.headers.items()))),
+                                    extra=dict(reversed(list(v5.extra.items()))))
+    assert key.match(reordered) == 5
 
 
 # -- the history check ----------------------------------------------------------------------
