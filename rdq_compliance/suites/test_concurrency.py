@@ -36,7 +36,7 @@ from rdq_compliance._pytest._profiles import derived_seed
 from rdq_compliance.envelope import Attempt, Envelope, ErrorInfo, Outcome, diff, encode
 from rdq_compliance.suites._support import T0, base_envelope, requirement, ulid
 
-ROUNDS = {"quick": 4, "ci": 10, "thorough": 50}
+ROUNDS = {"quick": 8, "ci": 12, "thorough": 50}
 """Rounds per check and profile (measured: benchmarks/concurrency.py)."""
 REPLAY_ROUNDS = 30
 WRITES_PER_ROUND = 16

@@ -1183,10 +1183,11 @@ class RacyReadCache(ConcurrentDoc):
         text = self.cache.get((namespace, id))
         if text is None:
             text = self.table(namespace).get(id)  # SELECT ...
-            _round_trip()
+            _round_trip()  # ... its answer comes back
             if text is None:
                 return None
-            self.cache[(namespace, id)] = text  # SET cache
+            _round_trip()  # SET cache ... travels to the cache server
+            self.cache[(namespace, id)] = text
         return self.build(json.loads(text))
 
     def write(self, namespace: str, env: Envelope) -> None:
