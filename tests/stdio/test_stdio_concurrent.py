@@ -132,3 +132,35 @@ def test_a_testee_without_concurrent_gets_one_request_at_a_time(
         assert all(isinstance(r, TesteeFault) and r.kind == "timeout" for r in results), results
     finally:
         s._abandon()
+
+
+def test_a_hang_with_requests_in_flight_ends_them_all_in_bounded_time(
+    script: Path, tmp_path: Path
+) -> None:
+    # Two requests in flight, and the testee waits for a third: both end within the
+    # timeout (plus the kill), each naming why; the next request starts a fresh testee.
+    s = storage(script, tmp_path, "ok", timeout=0.5)
+    try:
+        results: list[object] = [None, None]
+
+        def read(i: int) -> None:
+            try:
+                results[i] = s.read("ns", f"01J2ZK7Q8XW5H3N9G4T6B8RDQ{i}")
+            except TesteeFault as exc:
+                results[i] = exc
+
+        threads = [threading.Thread(target=read, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+            assert not t.is_alive()
+        faults = [r for r in results if isinstance(r, TesteeFault)]
+        assert len(faults) == 2, results
+        assert any(f.kind == "timeout" and "did not answer" in f.message for f in faults)
+        assert all(f.kind == "timeout" or "killed the testee after" in f.message
+                   for f in faults), [f.message for f in faults]
+        assert three_reads(s) == [None, None, None]  # restarted, working again
+        assert s.restarts == 1
+    finally:
+        s._abandon()
