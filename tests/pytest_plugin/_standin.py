@@ -97,8 +97,6 @@ STANDIN = textwrap.dedent(
             durable = options.get("durable") == "yes"
             self.data = _SHARED if durable else {}
             caps = {"durable"} if durable else set()
-            if options.get("concurrent") == "yes":  # a dict item set is atomic (C18)
-                caps.add("concurrent")
             self.info = StorageInfo("standin", "0.1", frozenset({1}), frozenset(caps))
             if options["fault"] == "bad-info":
                 self.info = {"name": "standin"}
@@ -127,7 +125,6 @@ STANDIN = textwrap.dedent(
                 OptionSpec("fault", default="none", choices=FAULTS),
                 OptionSpec("log", default=""),
                 OptionSpec("durable", default="no", choices=("yes", "no")),
-                OptionSpec("concurrent", default="no", choices=("yes", "no")),
                 OptionSpec("password", default=""),  # unused: a secret to keep out of sight
             ]
 
