@@ -692,12 +692,10 @@ class StdioStorage:
         with proc.cv:
             while True:
                 raw = proc.inflight.get(seq)
-                if raw is not None or proc.stray is not None or proc.eof:
-                    proc.inflight.pop(seq, None)
-                    break
                 remaining = deadline - time.monotonic()
-                if remaining <= 0:
+                if raw is not None or proc.stray is not None or proc.eof or remaining <= 0:
                     proc.inflight.pop(seq, None)
+                    proc.cv.notify_all()  # close() waits for no request in flight
                     break
                 proc.cv.wait(remaining)
             stray, eof = proc.stray, proc.eof
