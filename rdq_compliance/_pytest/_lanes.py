@@ -56,6 +56,7 @@ def run_lanes(runtime: PluginRuntime, bodies: Sequence[Callable[[Lane], None]]) 
     errors: list[BaseException | None] = [None] * count
 
     def main(i: int) -> None:
+        __tracebackhide__ = True  # a lane's failure shows the check's frames, not these
         runner = Runner(f"rdq-plugin-{runtime.label}-lane{i}")
         runtime.lane.runner = runner
         try:
