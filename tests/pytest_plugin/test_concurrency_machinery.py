@@ -12,8 +12,13 @@ history check, in process.
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -206,3 +211,28 @@ def test_every_profile_has_rounds() -> None:
 
     assert set(ROUNDS) == set(PROFILES)
     assert get_requirement("RDQ-CC-001").capability == "concurrent"
+
+
+def test_a_concurrency_failure_names_its_plan_and_replays(tmp_path: Path) -> None:
+    """The failing case is saved with its seed and round; --rdq-replay runs that plan again
+    (for REPLAY_ROUNDS rounds: the interleaving differs from run to run)."""
+    from rdq_compliance.suites.test_concurrency import REPLAY_ROUNDS
+
+    root = Path(__file__).resolve().parents[2]
+    base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+            "--rdq-plugin=tests.mutants.zoo:torn_two_statement_write",
+            f"--rdq-failures-dir={tmp_path / 'failures'}"]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    first = subprocess.run([*base, "-k", "test_writes_are_atomic"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert first.returncode == 1, first.stdout[-3000:]
+    assert "history of id" in first.stdout and "replay: pytest" in first.stdout
+    (case,) = (tmp_path / "failures").glob("test_writes_are_atomic-*.json")
+    saved = json.loads(case.read_text())
+    assert saved["requirement"] == "RDQ-CC-001" and saved["check"] == "atomic"
+    seed = saved["example"]["seed"]
+    assert f"seed {seed}" in first.stdout
+    again = subprocess.run([*base, f"--rdq-replay={case}"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 1, again.stdout[-3000:]
+    assert f"of {REPLAY_ROUNDS}, seed {seed}" in again.stdout
