@@ -123,6 +123,19 @@ REQUIREMENTS: tuple[Requirement, ...] = (
        "with a plain model"),
     _r("RDQ-ST-007", SHOULD, "storage", ("C14",),
        "Dropping a namespace that holds nothing succeeds"),
+    # concurrency (C18): only for plugins that declare it
+    _r("RDQ-CC-001", MUST, "concurrency", ("C18",),
+       "Atomic writes: every read overlapping rewrites of its id returns one whole written "
+       "version, never a mix", capability="concurrent"),
+    _r("RDQ-CC-002", MUST, "concurrency", ("C18",),
+       "No lost updates: concurrent writes of different ids in one namespace all survive",
+       capability="concurrent"),
+    _r("RDQ-CC-003", MUST, "concurrency", ("C18",),
+       "Read-after-write: a read that starts after a write returned sees that envelope or a "
+       "later one", capability="concurrent"),
+    _r("RDQ-CC-004", MUST, "concurrency", ("C14", "C18"),
+       "Isolation under concurrency: drops and writes in other namespaces at the same time "
+       "never touch this one", capability="concurrent"),
     # namespace names
     _r("RDQ-ST-008", MUST, "namespaces", ("C14",),
        "Every valid namespace name is accepted and is a namespace of its own: 1 to 40 "

@@ -6,11 +6,14 @@
 //   pytest --rdq-plugin=stdio --rdq-testee "node plugins_example/node/testee.js"
 //
 // Requests arrive on stdin, one JSON object per line; exactly one response per
-// request goes to stdout, in order. stdout carries nothing else: the log goes
-// to stderr. See README.md beside this file.
+// request goes to stdout. The testee claims `concurrent` (rule C18): requests
+// are handled with asynchronous file I/O as they arrive and each is answered
+// when it is done, so answers may come in another order than the requests
+// (the kit matches them by seq). stdout carries nothing else: the log goes to
+// stderr. See README.md beside this file.
 'use strict';
 
-const fs = require('fs');
+const fsp = require('fs/promises');
 const path = require('path');
 
 const NAME = 'node-files';
@@ -227,19 +230,22 @@ function toJsonSafe(value) {
   }
 }
 
-function writeAtomically(dir, file, data) {
-  // A concurrent drop (another testee process) may remove the directory
-  // between mkdir and rename: try again a few times.
+async function writeAtomically(dir, file, data) {
+  // C18: the envelope goes to a temporary file of its own, then rename()
+  // replaces the old file in one step, so a concurrent read opens either the
+  // whole old file or the whole new one. A concurrent drop (another testee
+  // process) may remove the directory between mkdir and rename: try again a
+  // few times.
   for (let tries = 0; ; tries++) {
     const tmp = path.join(dir, `.tmp-${process.pid}-${tmpCounter++}`);
     try {
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(tmp, data);
-      fs.renameSync(tmp, file);
+      await fsp.mkdir(dir, { recursive: true });
+      await fsp.writeFile(tmp, data);
+      await fsp.rename(tmp, file);
       return;
     } catch (e) {
       try {
-        fs.rmSync(tmp, { force: true });
+        await fsp.rm(tmp, { force: true });
       } catch {
         // the directory went away with it
       }
@@ -257,10 +263,10 @@ function opHello(req) {
   if (protocol !== undefined && !(protocol instanceof JsonNumber && protocol.text === String(PROTOCOL))) {
     throw new RequestError('NOT_SUPPORTED', `protocol=${toJsonSafe(protocol)} is not supported: this testee speaks protocol ${PROTOCOL}`);
   }
-  return `"name":${JSON.stringify(NAME)},"version":${JSON.stringify(VERSION)},"envelope_versions":[1],"capabilities":["durable"]`;
+  return `"name":${JSON.stringify(NAME)},"version":${JSON.stringify(VERSION)},"envelope_versions":[1],"capabilities":["durable","concurrent"]`;
 }
 
-function opWrite(req) {
+async function opWrite(req) {
   const dir = namespaceDir(req);
   const env = req.get('envelope');
   if (!(env instanceof Map)) {
@@ -282,11 +288,11 @@ function opWrite(req) {
     throw new RequestError('INVALID_ENVELOPE', `id=${toJsonSafe(id)} is not a non-empty string`);
   }
   // Everything else, unknown fields included, is stored as received (C10).
-  writeAtomically(dir, envelopeFile(dir, id), toJson(env));
+  await writeAtomically(dir, envelopeFile(dir, id), toJson(env));
   return '';
 }
 
-function opRead(req) {
+async function opRead(req) {
   const dir = namespaceDir(req);
   const id = req.get('id');
   if (typeof id !== 'string') {
@@ -294,7 +300,7 @@ function opRead(req) {
   }
   let text;
   try {
-    text = fs.readFileSync(envelopeFile(dir, id), 'utf8');
+    text = await fsp.readFile(envelopeFile(dir, id), 'utf8');
   } catch (e) {
     if (e.code === 'ENOENT') return '"envelope":null';
     throw e;
@@ -309,8 +315,8 @@ function opRead(req) {
   return `"envelope":${text}`;
 }
 
-function opDrop(req) {
-  fs.rmSync(namespaceDir(req), { recursive: true, force: true });
+async function opDrop(req) {
+  await fsp.rm(namespaceDir(req), { recursive: true, force: true });
   return '';
 }
 
@@ -337,8 +343,8 @@ function looseSeq(text) {
   return 'null';
 }
 
-// Returns [responseLine, exitAfter].
-function handleLine(bytes) {
+// Resolves to [responseLine, exitAfter].
+async function handleLine(bytes) {
   let req;
   let text = null;
   try {
@@ -363,7 +369,7 @@ function handleLine(bytes) {
     return [failure(seqText, 'NOT_SUPPORTED', `op=${toJsonSafe(op)} is not supported: expected one of hello, write, read, drop, bye`), false];
   }
   try {
-    return [response(seqText, true, handler(req)), false];
+    return [response(seqText, true, await handler(req)), false];
   } catch (e) {
     if (e instanceof RequestError) {
       log(`${op} seq=${seqText}: ${e.code}: ${e.message}`);
@@ -376,7 +382,8 @@ function handleLine(bytes) {
 
 // ---------------------------------------------------------------------------
 // Framing: split stdin on '\n' bytes (not on '\r' or U+2028 as readline
-// might), answer each line in order, exit 0 after bye or at end of input.
+// might), answer each line when its work is done, exit 0 after bye or at the
+// end of input once every request in flight has been answered.
 // ---------------------------------------------------------------------------
 
 let pending = [];
@@ -390,10 +397,16 @@ function finish() {
   process.stdout.write('', () => process.exit(0));
 }
 
+let inFlight = 0;
+let ended = false;
+
 function answer(lineBytes) {
-  const [line, exitAfter] = handleLine(lineBytes);
-  process.stdout.write(line);
-  if (exitAfter) finish();
+  inFlight++;
+  handleLine(lineBytes).then(([line, exitAfter]) => {
+    inFlight--;
+    process.stdout.write(line);
+    if (exitAfter || (ended && inFlight === 0)) finish();
+  });
 }
 
 process.stdin.on('data', (chunk) => {
@@ -415,7 +428,8 @@ process.stdin.on('end', () => {
     pending = [];
     if (lineBytes.length > 0) answer(lineBytes);
   }
-  finish();
+  ended = true;
+  if (inFlight === 0) finish();
 });
 
 process.stdout.on('error', (e) => {

@@ -7,7 +7,9 @@ with a deadline, and every way it can go wrong becomes a test failure whose
 message names the operation and shows the plugin's own traceback.
 
 One worker thread per plugin runs all its calls (so a plugin keeping
-thread-bound resources, such as a default ``sqlite3`` connection, works). When a
+thread-bound resources, such as a default ``sqlite3`` connection, works). Only
+the concurrency suite, and only for a plugin that declares ``concurrent`` (C18),
+calls it from several lanes, each with a worker of its own (``_lanes.py``). When a
 call outlives ``--rdq-timeout`` the thread is abandoned (daemon: it cannot keep
 the process alive) and the storage is marked broken; the kit opens a fresh one
 for the next test.

@@ -11,6 +11,7 @@ store: a database keeps its tables); those that cannot be are named in one note.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -73,6 +74,9 @@ class PluginRuntime:
         since the last call of that kind that answered. Per kind, because every test
         opens a namespace and writes before it reads: a plugin that hangs on every read
         still answers those."""
+        self.lane = threading.local()
+        """``lane.runner``: the worker of a kit thread of the concurrency suite (C18, see
+        ``_lanes``); unset, calls go to the plugin's one worker thread."""
 
     # -- calling the plugin --------------------------------------------------
 
@@ -87,15 +91,19 @@ class PluginRuntime:
             raise OperationHung(f"{operation} not attempted: {self.broken}")
         if self._runner.abandoned:  # pragma: no cover - defensive
             self._runner = Runner(f"rdq-plugin-{self.label}")
+        runner: Runner = getattr(self.lane, "runner", None) or self._runner
         try:
-            result = self._runner.call(fn, *args, timeout=self.timeout)
+            result = runner.call(fn, *args, timeout=self.timeout)
         except TimeoutError:
+            first = self.broken is None
             self.broken = (
                 f"{operation} did not return within "
                 f"{_seconds(self.timeout)} (--rdq-timeout); the storage was abandoned"
             )
-            self._runner = Runner(f"rdq-plugin-{self.label}")
-            self._count_hang(operation)
+            if runner is self._runner:  # an abandoned lane worker ends with its lane
+                self._runner = Runner(f"rdq-plugin-{self.label}")
+            if first:  # the lanes of one test that time out together are one hang
+                self._count_hang(operation)
             raise OperationHung(self.broken) from None
         except PluginFault as fault:
             if getattr(fault.exc, "kind", None) == "timeout" and isinstance(

@@ -47,6 +47,12 @@ class Capability(enum.StrEnum):
 
     DURABLE = "durable"
     """C15: what was written survives closing the storage and opening it again."""
+    CONCURRENT = "concurrent"
+    """C18: the kit may call the storage and its adapters from several threads at once,
+    with several adapters open on one namespace. Each ``write`` is then atomic (a
+    concurrent ``read`` of the id sees the whole envelope before or after it, never a
+    mix), writes of different ids never lose one another, and a ``read`` that starts
+    after a ``write`` returned sees that envelope or a later one."""
 
 
 class StorageError(Exception):
@@ -89,7 +95,12 @@ class OptionSpec:
 
 @runtime_checkable
 class Adapter(Protocol):
-    """Storage opened on one namespace."""
+    """Storage opened on one namespace.
+
+    A plugin that declares ``concurrent`` (C18) gets calls on one adapter, and on
+    several adapters of one namespace, from several threads at once; one that does
+    not is called by one thread at a time.
+    """
 
     def write(self, envelope: Envelope) -> None:
         """Create or wholly replace the envelope with ``envelope.id`` (C13).

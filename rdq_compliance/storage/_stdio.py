@@ -11,6 +11,12 @@ is read by one thread per process feeding a queue, standard input is written
 non-blocking, and standard error is drained continuously into a bounded tail
 that is shown with every failure. After a fault the process is killed and the
 next operation starts it again (new ``hello``, same ``RDQ_STATE_DIR``).
+
+A testee whose ``hello`` lists ``concurrent`` (C18) gets several requests in
+flight: callers on several threads each send their request and wait for the
+answer with their seq, which a dispatcher thread hands over whatever the order.
+A line whose seq is not in flight is a fault. Any other testee keeps the strict
+rule: one request at a time, answered in turn.
 """
 
 from __future__ import annotations
@@ -286,6 +292,15 @@ class _Process:
         self._selector = selectors.DefaultSelector()
         self._selector.register(self._stdin_fd, selectors.EVENT_WRITE)
         self.eof = False
+        self.inflight: dict[int, bytes | None] = {}
+        """Concurrent testees: seq -> its answer line (None while awaited)."""
+        self.stray: bytes | None = None
+        """Concurrent testees: the first line whose seq was not in flight."""
+        self.killed_for = ""
+        """Why the bridge killed the testee (shown to requests still in flight)."""
+        self.cv = threading.Condition()
+        self.send_lock = threading.Lock()
+        self._kill_lock = threading.Lock()
         pid = self.popen.pid
         self._threads = [
             threading.Thread(
@@ -325,6 +340,27 @@ class _Process:
 
     def tail(self) -> list[str]:
         return list(self.stderr)
+
+    def dispatch(self) -> None:
+        """Hand each answer line to the request with its seq (concurrent testees)."""
+        threading.Thread(target=self._dispatch, name=f"rdq-stdio-dispatch-{self.popen.pid}",
+                         daemon=True).start()
+
+    def _dispatch(self) -> None:
+        while True:
+            line = self.lines.get()
+            with self.cv:
+                if line is None:
+                    self.eof = True
+                else:
+                    seq = _lenient_seq(line)
+                    if seq is not None and self.inflight.get(seq, b"") is None:
+                        self.inflight[seq] = line
+                    elif self.stray is None:
+                        self.stray = line
+                self.cv.notify_all()
+            if line is None:
+                return
 
     def send(self, data: bytes, deadline: float) -> bool:
         """Write ``data`` to stdin. False when the deadline passed first.
@@ -376,6 +412,10 @@ class _Process:
 
     def kill(self) -> None:
         """Kill the testee (and its process group), reap it, stop the threads."""
+        with self._kill_lock:  # callers on several threads may all give up on it
+            self._kill()
+
+    def _kill(self) -> None:
         if os.name == "posix":
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.popen.pid, signal.SIGKILL)
@@ -428,6 +468,7 @@ class StdioStorage:
         self._lock = threading.RLock()
         self._proc: _Process | None = None
         self._closed = False
+        self._concurrent = False
         self.restarts = 0
         _LIVE.add(self)
         try:
@@ -450,6 +491,14 @@ class StdioStorage:
     def drop(self, namespace: str) -> None:
         self._request("drop", {"namespace": namespace})
 
+    def _call(self, op: str, extra: str) -> dict[str, Any]:
+        """One request: in turn under the lock, or in flight beside others (C18)."""
+        with self._lock:
+            proc = self._process()
+            if not self._concurrent:
+                return self._exchange(proc, op, extra)
+        return self._exchange_many(proc, op, extra)
+
     def close(self) -> None:
         with self._lock:
             if self._closed:
@@ -459,7 +508,12 @@ class StdioStorage:
             proc, self._proc = self._proc, None
             if proc is None:
                 return
-            self._exchange(proc, "bye", "")
+            if self._concurrent:  # bye only when no request is in flight
+                with proc.cv:
+                    proc.cv.wait_for(lambda: not proc.inflight, self.timeout)
+                self._exchange_many(proc, "bye", "")
+            else:
+                self._exchange(proc, "bye", "")
             status = proc.wait(self.timeout)
             if status is None:
                 tail = proc.tail()
@@ -511,6 +565,9 @@ class StdioStorage:
             info = _hello_info(response)
         except ValueError as exc:
             raise self._fault(proc, "bad_hello", f"testee answered hello with {exc}") from None
+        self._concurrent = "concurrent" in info.capabilities
+        if self._concurrent:
+            proc.dispatch()
         return info
 
     def _process(self) -> _Process:
@@ -533,6 +590,7 @@ class StdioStorage:
         """Kill the testee; the next operation restarts it."""
         tail: list[str] = []
         if proc is not None:
+            proc.killed_for = proc.killed_for or message
             proc.kill()
             tail = proc.tail()
             if self._proc is proc:
@@ -543,19 +601,16 @@ class StdioStorage:
 
     def _request(self, op: str, fields: Mapping[str, str]) -> dict[str, Any]:
         extra = "".join(f",{json.dumps(k)}:{json.dumps(v)}" for k, v in fields.items())
-        with self._lock:
-            return self._exchange(self._process(), op, extra)
+        return self._call(op, extra)
 
     def write(self, namespace: str, envelope: Envelope) -> None:
         if not isinstance(envelope, Envelope):
             raise TypeError(f"write expects an Envelope, got {type(envelope).__name__}")
         extra = f',"namespace":{json.dumps(namespace)},"envelope":{encode(envelope)}'
-        with self._lock:
-            self._exchange(self._process(), "write", extra)
+        self._call("write", extra)
 
     def read(self, namespace: str, id: str) -> Envelope | None:
-        with self._lock:
-            return self._read(namespace, id)
+        return self._read(namespace, id)
 
     def _read(self, namespace: str, id: str) -> Envelope | None:
         response = self._request("read", {"namespace": namespace, "id": id})
@@ -627,6 +682,73 @@ class StdioStorage:
             raise self._fault(proc, "timeout",
                               f"testee did not answer {where} within {timeout:g} s")
         assert isinstance(raw, bytes)
+        return self._answer(proc, raw, op, seq)
+
+    def _exchange_many(self, proc: _Process, op: str, extra: str) -> dict[str, Any]:
+        """Send one request while others may be in flight; wait for the answer with its
+        seq (the dispatcher thread files each line under its seq)."""
+        timeout = self.timeout
+        deadline = time.monotonic() + timeout
+        with proc.send_lock:  # seq order is send order; one writer on the pipe at a time
+            seq = proc.seq
+            proc.seq += 1
+            where = f"{op} (seq {seq})"
+            with proc.cv:
+                stray, dead = proc.stray, proc.eof
+                proc.inflight[seq] = None
+            if dead:
+                raise self._crashed(proc, f"idle time, before request {where}")
+            if stray is not None:
+                raise self._stray(proc, stray, op, seq, before=True)
+            data = f'{{"op":"{op}","seq":{seq}{extra}}}\n'.encode("utf-8", "backslashreplace")
+            try:
+                sent = proc.send(data, deadline)
+            except BrokenPipeError:
+                raise self._crashed(proc, where) from None
+            if not sent:
+                raise self._fault(proc, "timeout",
+                                  f"testee did not read request {where} within {timeout:g} s")
+        with proc.cv:
+            while True:
+                raw = proc.inflight.get(seq)
+                remaining = deadline - time.monotonic()
+                if raw is not None or proc.stray is not None or proc.eof or remaining <= 0:
+                    proc.inflight.pop(seq, None)
+                    proc.cv.notify_all()  # close() waits for no request in flight
+                    break
+                proc.cv.wait(remaining)
+            stray, eof = proc.stray, proc.eof
+        if raw is not None:
+            return self._answer(proc, raw, op, seq)
+        if stray is not None:
+            raise self._stray(proc, stray, op, seq, before=False)
+        if eof:
+            if proc.killed_for:
+                raise self._fault(proc, "crash", f"request {where} was in flight when the "
+                                  f"bridge killed the testee after: {proc.killed_for}")
+            raise self._crashed(proc, where)
+        raise self._fault(proc, "timeout", f"testee did not answer {where} within {timeout:g} s")
+
+    def _stray(self, proc: _Process, raw: bytes, op: str, seq: int, *, before: bool
+               ) -> TesteeFault:
+        """The fault for a line a concurrent testee sent that no request in flight awaits."""
+        got = _lenient_seq(raw)
+        if got is None:  # not a protocol line at all: the strict parser names it
+            try:
+                self._parse(proc, raw, op, seq)
+            except TesteeFault as fault:
+                return fault
+        when = f"before request {op} (seq {seq}) was sent" if before else \
+            f"while request {op} (seq {seq}) was in flight"
+        return self._fault(proc, "wrong_seq" if got is not None and got >= proc.seq
+                           else "out_of_turn",
+                           f"testee answered seq {got} {when}, but no request with seq {got} "
+                           f"was awaiting an answer (never sent, or already answered): "
+                           f"{_preview(raw)}")
+
+    def _answer(self, proc: _Process, raw: bytes, op: str, seq: int) -> dict[str, Any]:
+        """The successful response object of ``raw``, the answer to request ``seq``."""
+        where = f"{op} (seq {seq})"
         response = self._parse(proc, raw, op, seq)
         if response["ok"] is True:
             return response
@@ -721,6 +843,14 @@ class StdioStorage:
 
 def _where(pointer: str) -> str:
     return pointer or "(top level)"
+
+
+def _lenient_seq(raw: bytes) -> int | None:
+    """The integer seq of a line that is a JSON object, else None (routing only: the
+    line is judged strictly by the request that receives it)."""
+    obj = _lenient(raw)
+    seq = obj.get("seq") if isinstance(obj, dict) else None
+    return seq if type(seq) is int else None
 
 
 def _lenient(raw: bytes) -> object:

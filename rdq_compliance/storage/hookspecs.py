@@ -21,6 +21,13 @@ group. The entry-point name is the plugin name used with ``--rdq-plugin``::
 
 The kit loads only the plugins named with ``--rdq-plugin`` and calls each
 plugin's hooks on that plugin alone.
+
+Threads: a plugin whose ``StorageInfo.capabilities`` holds ``"concurrent"``
+(C18) may be called from several threads at once — ``open``, ``drop`` and
+every adapter's ``write``/``read``, with several adapters open on one namespace,
+as the many workers of an rdq server call it — and must keep each write atomic,
+lose no write and let a read that starts after a write returned see it. A plugin
+that does not declare it is called by one thread at a time.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ import os
 import random
 import shutil
 import sys
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -78,6 +79,9 @@ DEFECTS = {
     "extra_line": "answers the 5th write twice",
     "invalid_json": "answers the 5th read with a line that is not JSON",
     "bad_code": "reports a missing id as error code NOT_FOUND (not a C17 code)",
+    # concurrency (C18): these claim concurrent and take requests pipelined
+    "mixed_seq": "answers pipelined requests with the seq of the latest request received "
+                 "(the request id kept in one variable shared by all handler threads)",
 }
 ONE_SHOT = {"crash": "write", "hang": "read", "garbage": "read", "wrong_seq": "read",
             "extra_line": "write", "invalid_json": "read"}
@@ -91,7 +95,10 @@ VARIANTS = {
     "extra_capability": "claims capabilities the kit does not know",
     "chatty_stderr": "writes ~8 KiB of log to stderr per request",
     "slow": "starts slowly and answers some requests after 200 ms",
+    "concurrent": "claims concurrent: handles pipelined requests on threads and answers "
+                  "them in whatever order they finish (random delays)",
 }
+CONCURRENT = {"concurrent", "mixed_seq"}
 
 
 MIGRATIONS = {  # release 2.0.0's migration of a release-1.0.0 state (C19)
@@ -120,6 +127,8 @@ def main() -> int:
     testee = Testee(args.defect, args.variant, layout=args.layout, migration=args.migration)
     if args.variant == "slow":
         time.sleep(1.0)
+    if testee.concurrent:
+        return serve_concurrently(testee)
     for raw in sys.stdin.buffer:
         if not raw.strip():
             continue
@@ -136,6 +145,43 @@ def main() -> int:
     return 0
 
 
+def serve_concurrently(testee: Testee) -> int:
+    """Each request (after hello) on a thread of its own, answered when it is done."""
+    out_lock = threading.Lock()
+    threads: list[threading.Thread] = []
+
+    def answer(out: str | None) -> None:
+        if out is not None:
+            with out_lock:
+                sys.stdout.write(out + "\n")
+                sys.stdout.flush()
+
+    def work(request: Obj, rng: random.Random) -> None:
+        time.sleep(rng.random() * 0.002)  # finish in another order than received
+        if testee.defect == "mixed_seq":  # the shared "current request" variable
+            request = {**request, "seq": testee.current_seq}
+        answer(testee.handle(request))
+
+    for n, raw in enumerate(sys.stdin.buffer):
+        if not raw.strip():
+            continue
+        request = json.loads(raw)
+        if request.get("op") in ("hello", "bye"):
+            for t in threads:
+                t.join()
+            threads.clear()
+            answer(testee.handle(request))
+            if request.get("op") == "bye":
+                return 0
+            continue
+        testee.current_seq = request.get("seq")
+        t = threading.Thread(target=work, args=(request, random.Random(n)), daemon=True)
+        t.start()
+        threads.append(t)
+        threads = [t for t in threads if t.is_alive()]
+    return 0
+
+
 class Testee:
     def __init__(self, defect: str | None, variant: str, *, layout: int | None = None,
                  migration: str = "correct") -> None:
@@ -143,6 +189,8 @@ class Testee:
         self.migration = migration
         self.defect = defect
         self.variant = variant
+        self.concurrent = (defect or variant) in CONCURRENT
+        self.current_seq: Any = None
         self.log = variant == "chatty_stderr"
         self.state = Path(os.environ.get("RDQ_STATE_DIR") or ".") / f"zoo-{defect or variant}"
         self.memory: dict[str, dict[str, str]] | None = (
@@ -162,6 +210,8 @@ class Testee:
             time.sleep(0.2)
         if op == "hello":
             caps = [] if self.variant == "memory" else ["durable"]
+            if self.concurrent:
+                caps.append("concurrent")
             if self.variant == "extra_capability":
                 caps += ["transactions", "ttl"]
             return self.dump({
@@ -235,7 +285,7 @@ class Testee:
         else:
             path = self.path(namespace, env["id"])
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp")
+            tmp = path.with_suffix(f".tmp{threading.get_ident()}")
             tmp.write_text(text, encoding="utf-8")
             tmp.replace(path)
         return self.dump({"seq": seq, "ok": True})

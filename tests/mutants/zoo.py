@@ -24,12 +24,13 @@ import shutil
 import struct
 import tempfile
 import threading
+import time
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 from rdq_compliance import (
     TRUNCATION_MARKER,
@@ -38,6 +39,7 @@ from rdq_compliance import (
     StorageError,
     encode,
     hookimpl,
+    to_json,
 )
 
 from ._adapter import (
@@ -1311,3 +1313,183 @@ for _id, _defect, _texts, _timeout in (
     _add(_entry, TesteePlugin(_entry))
 
 del _id, _system, _defect, _catches, _texts, _timeout, _entry
+
+
+# =========================================================================================
+# Concurrency (C18): plugins that declare `concurrent`
+# =========================================================================================
+# Each store operation of these adapters sleeps for one simulated round trip to a database
+# server: real I/O releases the GIL there, which is where other threads get in.
+
+_RTT = 0.0003
+
+
+def _round_trip() -> None:
+    time.sleep(_RTT)
+
+
+class ConcurrentDoc(DocStorage):
+    """The base document store, declaring `concurrent` (a dict assignment is atomic)."""
+
+    capabilities = frozenset({"durable", "concurrent"})
+
+
+@mutant("torn_two_statement_write", "a decomposed store: the task row and its attempt rows "
+        "written (and read) by two statements without a transaction",
+        "a read overlapping a rewrite sees the new task with the old attempts",
+        M + "CC-001")
+class TornTwoStatementWrite(ConcurrentDoc):
+    def store(self, table: dict[str, str], key: str, doc: Obj) -> None:
+        attempts = doc.pop("attempts")
+        table[key] = dumps(doc)  # UPDATE task ...
+        _round_trip()
+        table[key + "#attempts"] = dumps(attempts)  # DELETE/INSERT attempt rows ...
+
+    def load(self, table: dict[str, str], key: str, id: str) -> Obj | None:
+        text = table.get(key)  # SELECT task ...
+        _round_trip()
+        rows = table.get(key + "#attempts")  # SELECT attempts ...
+        if text is None or rows is None:
+            return None
+        doc: Obj = json.loads(text)
+        doc["attempts"] = json.loads(rows)
+        return doc
+
+
+@correct("ok_two_statements_in_transaction", "the same decomposed store, both statements in "
+         "one transaction (here: a lock per namespace held across them)",
+         "two statements per write and per read, isolated from each other (C18)")
+class OkTwoStatementsInTransaction(TornTwoStatementWrite):
+    capabilities = frozenset({"durable", "concurrent"})
+    _locks: ClassVar[dict[str, threading.Lock]] = {}
+    _guard = threading.Lock()
+
+    def lock(self, namespace: str) -> threading.Lock:
+        with self._guard:
+            return self._locks.setdefault(f"{self.entry_id}/{namespace}", threading.Lock())
+
+    def write(self, namespace: str, env: Envelope) -> None:
+        with self.lock(namespace):
+            super().write(namespace, env)
+
+    def read(self, namespace: str, id: str) -> Any:
+        with self.lock(namespace):
+            return super().read(namespace, id)
+
+
+@mutant("rmw_shared_document", "the namespace kept as one JSON document (a Redis string, one "
+        "row's JSON column, a file) updated by GET, modify, SET",
+        "of two concurrent writes of different ids, the later SET drops the other",
+        M + "CC-002")
+class RmwSharedDocument(ConcurrentDoc):
+    def write(self, namespace: str, env: Envelope) -> None:
+        self.admit(env)
+        table = self.table(namespace)
+        whole: dict[str, str] = json.loads(table.get("*", "{}"))  # GET
+        _round_trip()
+        whole[env.id] = dumps(self.on_write(to_json(env)))
+        table["*"] = dumps(whole)  # SET
+
+    def read(self, namespace: str, id: str) -> Any:
+        text = json.loads(self.table(namespace).get("*", "{}")).get(id)
+        return None if text is None else self.build(json.loads(text))
+
+
+@mutant("racy_read_cache", "a cache-aside read cache (memcached/Redis in front of a "
+        "database) filled after the load and emptied by writes, without versions",
+        "a read that loaded the old value fills the cache after a write emptied it: stale "
+        "reads until the next write", M + "CC-003")
+class RacyReadCache(ConcurrentDoc):
+    def __init__(self, entry_id: str) -> None:
+        super().__init__(entry_id)
+        self.cache: dict[tuple[str, str], str] = {}
+
+    def read(self, namespace: str, id: str) -> Any:
+        text = self.cache.get((namespace, id))
+        if text is None:
+            text = self.table(namespace).get(id)  # SELECT ...
+            _round_trip()  # ... its answer comes back
+            if text is None:
+                return None
+            _round_trip()  # SET cache ... travels to the cache server
+            self.cache[(namespace, id)] = text
+        return self.build(json.loads(text))
+
+    def write(self, namespace: str, env: Envelope) -> None:
+        super().write(namespace, env)  # UPDATE ...
+        _round_trip()
+        self.cache.pop((namespace, env.id), None)  # DEL cache
+
+    def drop(self, namespace: str) -> None:
+        super().drop(namespace)
+        self.cache = {k: v for k, v in self.cache.items() if k[0] != namespace}
+
+
+@mutant("shared_search_path", "one connection shared by every adapter, the namespace chosen "
+        "per statement with SET search_path (PostgreSQL) or USE (MySQL)",
+        "a concurrent adapter switches the connection's namespace between SET and the "
+        "statement: writes land in another namespace", M + "CC-004")
+class SharedSearchPath(ConcurrentDoc):
+    current = ""
+
+    def write(self, namespace: str, env: Envelope) -> None:
+        self.current = namespace  # SET search_path TO namespace
+        _round_trip()
+        super().write(self.current, env)
+
+    def read(self, namespace: str, id: str) -> Any:
+        self.current = namespace
+        _round_trip()
+        return super().read(self.current, id)
+
+
+@correct("ok_concurrent_slow", "a remote database under load",
+         "every operation takes 2 ms; calls overlap freely (C18)")
+class OkConcurrentSlow(ConcurrentDoc):
+    def write(self, namespace: str, env: Envelope) -> None:
+        time.sleep(0.002)
+        super().write(namespace, env)
+        time.sleep(0.002)
+
+    def read(self, namespace: str, id: str) -> Any:
+        time.sleep(0.002)
+        return super().read(namespace, id)
+
+
+@correct("ok_concurrent_one_lock", "one database connection guarded by a mutex",
+         "every call serialised behind one lock, round trips included (C18)")
+class OkConcurrentOneLock(RacyReadCache):
+    # The racy cache made correct the blunt way: nothing overlaps any more.
+    _lock = threading.Lock()
+
+    def read(self, namespace: str, id: str) -> Any:
+        with self._lock:
+            return super().read(namespace, id)
+
+    def write(self, namespace: str, env: Envelope) -> None:
+        with self._lock:
+            super().write(namespace, env)
+
+    def drop(self, namespace: str) -> None:
+        with self._lock:
+            super().drop(namespace)
+
+
+testee("t_mixed_seq", Kind.MUTANT, "a testee keeping the current request's id in one variable "
+       "shared by its handler threads", "answers pipelined requests with the seq of the "
+       "latest request received", ("--defect", "mixed_seq"), (M + "CC-001",))
+testee("tok_concurrent", Kind.CORRECT, "testee.py (any-language plugin)",
+       "claims concurrent: handles pipelined requests on threads, answers in any order (C18)",
+       ("--variant", "concurrent"))
+
+
+@mutant("drop_rewrites_store", "one store file for every namespace (a JSON or pickle file, "
+        "shelve): drop writes back a copy of the other namespaces taken before, without a "
+        "lock", "a write to another namespace made while a drop runs is lost",
+        M + "CC-004")
+class DropRewritesStore(ConcurrentDoc):
+    def drop(self, namespace: str) -> None:
+        kept = {ns: dict(t) for ns, t in self.disk.items() if ns != namespace}  # load file
+        _round_trip()
+        self.disk.clear()  # write the file back
+        self.disk.update(kept)

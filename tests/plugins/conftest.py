@@ -264,7 +264,7 @@ class StorageCases:
         info = live[0].info
         assert info.name == self.expected_name
         assert info.envelope_versions == frozenset({1})
-        assert info.capabilities == frozenset({"durable"})
+        assert info.capabilities == frozenset({"durable", "concurrent"})
 
     def test_awkward_round_trip(self, live: tuple[Storage, Namespaces]) -> None:
         storage, spaces = live

@@ -83,7 +83,7 @@ def test_node_testee_is_compliant_through_the_stdio_bridge(tmp_path: Path) -> No
         unavailable("Node.js is not installed")
     report = run_kit(tmp_path, "--rdq-plugin=stdio", "--rdq-testee", f"{node} {NODE_TESTEE}")
     assert_compliant(report)
-    assert report["plugins"][0]["capabilities_verified"] == ["durable"]
+    assert report["plugins"][0]["capabilities_verified"] == ["concurrent", "durable"]
 
 
 # --- the server-backed plugins ------------------------------------------------------------
@@ -199,7 +199,7 @@ def test_server_plugin_is_compliant_and_leaves_nothing_behind(
         for name, extra in (("ci", ()), ("quick", ("--rdq-profile=quick",))):
             report = run_kit(tmp_path, f"--rdq-plugin={plugin}", *extra, name=name)
             assert_compliant(report)
-            assert report["plugins"][0]["capabilities_verified"] == ["durable"]
+            assert report["plugins"][0]["capabilities_verified"] == ["concurrent", "durable"]
             tokens.append(token := report["run_token"])
             left = objects(token)
             assert not left, f"the {name} run of {plugin} left data behind: {sorted(left)[:10]}"

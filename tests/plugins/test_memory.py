@@ -37,7 +37,7 @@ def test_registered_under_rdq_storage() -> None:
 def test_info_claims_nothing_it_does_not_do() -> None:
     storage = rdq_plugin_memory.rdq_storage_open({})
     assert isinstance(storage, Storage)
-    assert storage.info == StorageInfo("memory", "1.0.0", frozenset({1}), frozenset())
+    assert storage.info == StorageInfo("memory", "1.0.0", frozenset({1}), frozenset({"concurrent"}))
 
 
 def test_not_durable_each_open_starts_empty() -> None:

@@ -102,7 +102,7 @@ def testee(state_dir: Path) -> Iterator[NodeTestee]:
         "name": "node-files",
         "version": "1.0.0",
         "envelope_versions": [1],
-        "capabilities": ["durable"],
+        "capabilities": ["durable", "concurrent"],
     }
     yield t
     t.close()
@@ -277,3 +277,28 @@ def test_large_envelope(testee: NodeTestee) -> None:
     big = envelope(payload="QUJD" * 250_000)  # 1,000,000 base64 characters
     assert testee.request("write", namespace="ns_one", envelope=big)["ok"] is True
     assert_read(testee, "ns_one", ID_A, big)
+
+
+def test_pipelined_requests_are_each_answered_once(testee: NodeTestee) -> None:
+    # C18 / "several requests in flight": 60 requests written before any answer is read;
+    # every seq comes back exactly once, in whatever order the testee finishes them.
+    proc = testee.proc
+    assert proc.stdin is not None and proc.stdout is not None
+    lines = []
+    for i in range(20):
+        env = {**envelope(), "id": f"01J2ZK7Q8XW5H3N9G4T6B8R{i:03d}"}
+        lines.append({"op": "write", "seq": 100 + 3 * i, "namespace": "ns_pipe",
+                      "envelope": env})
+        lines.append({"op": "read", "seq": 101 + 3 * i, "namespace": "ns_pipe",
+                      "id": "01J2ZK7Q8XW5H3N9G4T6B8RZZZ"})
+        lines.append({"op": "drop", "seq": 102 + 3 * i, "namespace": f"ns_other{i}"})
+    proc.stdin.write(b"".join(json.dumps(r).encode() + b"\n" for r in lines))
+    proc.stdin.flush()
+    answers = [_loads(proc.stdout.readline().decode("utf-8")) for _ in lines]
+    assert sorted(a["seq"] for a in answers) == [r["seq"] for r in lines]
+    assert all(a["ok"] is True for a in answers), answers
+    assert all(a["envelope"] is None for a in answers if a["seq"] % 3 == 2)
+    for i in range(20):  # every write landed whole
+        testee.seq = 1000 + i
+        assert_read(testee, "ns_pipe", f"01J2ZK7Q8XW5H3N9G4T6B8R{i:03d}",
+                    {**envelope(), "id": f"01J2ZK7Q8XW5H3N9G4T6B8R{i:03d}"})

@@ -97,7 +97,7 @@ def test_durable_across_reopen(tmp_path: Path) -> None:
 
 def test_in_memory_database_claims_no_durability() -> None:
     storage = open_storage(":memory:")
-    assert storage.info.capabilities == frozenset()
+    assert storage.info.capabilities == frozenset({"concurrent"})
     storage.close()
 
 

@@ -87,6 +87,7 @@ class Plugin:
 
 good = Plugin()
 durable = Plugin(name="standin-durable", caps=("durable",), durable=True)
+concurrent = Plugin(name="standin-concurrent", caps=("concurrent",))  # dict item set: atomic
 lossy = Plugin(name="standin-lossy", mangle=_drop_unknown_fields)
 hostile = Plugin(name=HOSTILE, mangle=_drop_unknown_fields)
 down = Plugin(down="cannot connect to dsn='postgresql://127.0.0.1:1/x' <b>&amp;</b>")
@@ -150,12 +151,10 @@ def test_correct_plugin_is_compliant(kit):
     p = report["plugins"][0]
     assert (p["label"], p["name"], p["version"]) == ("standin:good", "standin", "1.0.0")
     st = statuses(report)
-    assert st["RDQ-RT-003"] == "not-applicable"  # durable, not declared
-    # RDQ-UP-*: durable as well, and only with --rdq-upgrade-check
-    assert {s for rid, s in st.items() if rid.startswith("RDQ-UP-")} == {"not-applicable"}
-    assert {s for rid, s in st.items()
-            if rid != "RDQ-RT-003" and not rid.startswith("RDQ-UP-")} == {"passed"}
-    assert all(r["tests"] for r in p["requirements"] if r["id"] != "RDQ-RT-003")
+    gated = {r.id for r in LIVE if r.capability}  # durable, concurrent: not declared
+    assert {st[rid] for rid in gated} == {"not-applicable"}
+    assert {s for rid, s in st.items() if rid not in gated} == {"passed"}
+    assert all(r["tests"] for r in p["requirements"] if r["id"] not in gated)
     assert badge_text(kit) == "compliant"
     assert report["seed"] == 0 and report["profile"] == "quick"
     result.stdout.fnmatch_lines(["*= rdq compliance =*", "verdict: COMPLIANT",
@@ -174,6 +173,16 @@ def test_durable_plugin_badge_names_the_capability(kit):
     assert statuses(report)["RDQ-RT-003"] == "passed"
     assert statuses(report)["RDQ-UP-001"] == "not-applicable"
     assert report["plugins"][0]["capabilities_verified"] == ["durable"]
+
+
+def test_concurrent_plugin_report_names_the_capability(kit):
+    # C18: the capability is verified only when RDQ-CC-001..004 all passed.
+    result, report = run(kit, "concurrent", "-k", "concurrency")
+    assert result.ret == 0
+    assert {statuses(report)[f"RDQ-CC-00{i}"] for i in range(1, 5)} == {"passed"}
+    assert report["plugins"][0]["capabilities_verified"] == ["concurrent"]
+    text = (kit.path / "out/summary.md").read_text()
+    assert "concurrent" in text
 
 
 def test_defective_plugin_is_non_compliant_and_its_hostile_name_is_contained(kit):

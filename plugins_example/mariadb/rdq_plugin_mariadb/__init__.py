@@ -39,4 +39,4 @@ def rdq_storage_options() -> list[OptionSpec]:
 
 @hookimpl
 def rdq_storage_open(options: Mapping[str, str]) -> MariaDBStorage:
-    return MariaDBStorage(connect(options), version=__version__)
+    return MariaDBStorage(connect(options), version=__version__, options=options)

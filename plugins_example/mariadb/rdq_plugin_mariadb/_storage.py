@@ -1,11 +1,21 @@
-"""MariaDB storage: one connection per Storage, one table prefix per namespace."""
+"""MariaDB storage: a small pool of connections per Storage, one table prefix per namespace.
+
+Concurrent (C18): PyMySQL connections are not thread-safe, so each call borrows a
+connection of its own from the pool. A write is one READ COMMITTED InnoDB transaction
+(no gap locks, so writers of different ids do not deadlock; retried should InnoDB
+still pick it as a deadlock victim); a read is one ``START TRANSACTION WITH CONSISTENT
+SNAPSHOT, READ ONLY``, so its three SELECTs see the whole envelope before a concurrent
+write or the whole one after.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from contextlib import suppress
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import unquote, urlsplit
 
 import pymysql  # type: ignore[import-untyped]  # no stubs installed
@@ -210,41 +220,87 @@ def connect(options: Mapping[str, str]) -> pymysql.connections.Connection[Any]:
     return conn
 
 
+if TYPE_CHECKING:
+    Conn: TypeAlias = pymysql.connections.Connection[Any]
+_DEADLOCK = 1213
+_WRITE_TRIES = 5
+
+
 class MariaDBStorage:
-    def __init__(self, conn: pymysql.connections.Connection[Any], *, version: str) -> None:
-        self._conn = conn
+    def __init__(self, conn: Conn, *, version: str,
+                 options: Mapping[str, str] | None = None) -> None:
+        self._options = None if options is None else dict(options)
+        self._idle: list[Conn] = [conn]
+        self._open: list[Conn] = [conn]
+        self._lock = threading.Lock()
         self._info = StorageInfo(
             name="mariadb",
             version=version,
             envelope_versions=SUPPORTED_VERSIONS,
-            capabilities=frozenset({"durable"}),
+            # concurrent only with the options to open more connections by
+            capabilities=frozenset({"durable", "concurrent"} if options is not None
+                                   else {"durable"}),
         )
 
     @property
     def info(self) -> StorageInfo:
         return self._info
 
+    @contextmanager
+    def connection(self) -> Iterator[Conn]:
+        """A connection of the pool for one call, opened when none is idle."""
+        with self._lock:
+            conn = self._idle.pop() if self._idle else None
+        if conn is None:
+            if self._options is None:
+                raise StorageError(ErrorCode.INTERNAL, "the connection is in use by another "
+                                   "call (this storage was built without options: one at a "
+                                   "time)")
+            try:
+                conn = connect(self._options)
+            except StorageUnavailable as exc:
+                raise StorageError(ErrorCode.INTERNAL, exc.message) from exc
+            with self._lock:
+                self._open.append(conn)
+        healthy = False
+        try:
+            yield conn
+            healthy = True
+        finally:
+            if healthy or (conn.open and _rolled_back(conn)):
+                with self._lock:
+                    self._idle.append(conn)
+            else:  # broken, or a transaction may be left open: not reused
+                with suppress(pymysql.err.MySQLError):
+                    conn.close()
+                with self._lock:
+                    self._open.remove(conn)
+
     def open(self, namespace: str) -> MariaDBAdapter:
         # No DDL here: InnoDB spends 20-40 ms per CREATE/DROP TABLE, and many
         # namespaces are opened only to be read. The first write creates the tables.
-        return MariaDBAdapter(self._conn, table_names(namespace))
+        return MariaDBAdapter(self, table_names(namespace))
 
     def drop(self, namespace: str) -> None:
         t = table_names(namespace)
         # Exactly this namespace's three tables (children first), never a LIKE
         # pattern: rdq_<ns>_anything belongs to someone else (C14).
-        with self._conn.cursor() as cur:
+        with self.connection() as conn, conn.cursor() as cur:
             cur.execute(
                 f"DROP TABLE IF EXISTS `{t['attempt']}`, `{t['header']}`, `{t['envelope']}`"
             )
 
     def close(self) -> None:
-        self._conn.close()
+        with self._lock:
+            conns, self._open, self._idle = self._open, [], []
+        for conn in conns:
+            with suppress(pymysql.err.MySQLError):
+                conn.close()
 
 
 class MariaDBAdapter:
-    def __init__(self, conn: pymysql.connections.Connection[Any], tables: dict[str, str]) -> None:
-        self._conn = conn
+    def __init__(self, storage: MariaDBStorage, tables: dict[str, str]) -> None:
+        self._storage = storage
         self._tables = tables
         env, hdr, att = tables["envelope"], tables["header"], tables["attempt"]
 
@@ -276,14 +332,21 @@ class MariaDBAdapter:
                 f"envelope id={envelope.id!r} cannot be stored: {exc}",
             ) from exc
         try:
-            try:
-                self._write_rows(env_row, header_rows, attempt_rows)
-            except pymysql.err.ProgrammingError as exc:
-                if not exc.args or exc.args[0] != _NO_SUCH_TABLE:
-                    raise
-                # First write in this namespace (or it was dropped meanwhile).
-                self._create_tables()
-                self._write_rows(env_row, header_rows, attempt_rows)
+            for tries in range(1, _WRITE_TRIES + 1):
+                try:
+                    self._write_rows(env_row, header_rows, attempt_rows)
+                    break
+                except pymysql.err.ProgrammingError as exc:
+                    if not exc.args or exc.args[0] != _NO_SUCH_TABLE:
+                        raise
+                    # First write in this namespace (or it was dropped meanwhile).
+                    self._create_tables()
+                except pymysql.err.OperationalError as exc:
+                    # Concurrent writers of one id: InnoDB picked this one as the
+                    # deadlock victim and rolled it back wholly; run it again.
+                    if not exc.args or exc.args[0] != _DEADLOCK or tries == _WRITE_TRIES:
+                        raise
+                    time.sleep(0.005 * tries)
         except (pymysql.err.MySQLError, UnicodeEncodeError) as exc:
             code = (ErrorCode.INVALID_ENVELOPE
                     if isinstance(exc, pymysql.err.DataError | UnicodeEncodeError)
@@ -299,37 +362,49 @@ class MariaDBAdapter:
         attempt_rows: list[tuple[Any, ...]],
     ) -> None:
         """One transaction: DELETE (cascades to the child rows, C13), then inserts."""
-        conn = self._conn
-        try:
-            conn.begin()
-            with conn.cursor() as cur:
-                cur.execute(self._delete, [env_row[0]])
-                cur.execute(self._insert_envelope, env_row)
-                if header_rows:
-                    cur.executemany(self._insert_header, header_rows)
-                if attempt_rows:
-                    cur.executemany(self._insert_attempt, attempt_rows)
-            conn.commit()
-        except BaseException:
-            _rollback(conn)
-            raise
+        with self._storage.connection() as conn:
+            try:
+                with conn.cursor() as cur:
+                    # READ COMMITTED: DELETE then INSERT take no gap locks, on which
+                    # concurrent writers of different ids would deadlock (C18).
+                    cur.execute("SET TRANSACTION ISOLATION LEVEL READ COMMITTED")
+                conn.begin()
+                with conn.cursor() as cur:
+                    cur.execute(self._delete, [env_row[0]])
+                    cur.execute(self._insert_envelope, env_row)
+                    if header_rows:
+                        cur.executemany(self._insert_header, header_rows)
+                    if attempt_rows:
+                        cur.executemany(self._insert_attempt, attempt_rows)
+                conn.commit()
+            except BaseException:
+                _rollback(conn)
+                raise
 
     def _create_tables(self) -> None:
-        with self._conn.cursor() as cur:
+        with self._storage.connection() as conn, conn.cursor() as cur:
             for ddl in _DDL:
                 cur.execute(ddl.format(id=_ID, options=_TABLE_OPTIONS, **self._tables))
 
     def read(self, id: str) -> Envelope | None:
         try:
-            with self._conn.cursor() as cur:
-                cur.execute(self._select_envelope, [id])
-                env_row = cur.fetchone()
-                if env_row is None:
-                    return None
-                cur.execute(self._select_headers, [id])
-                headers = cur.fetchall()
-                cur.execute(self._select_attempts, [id])
-                attempts = cur.fetchall()
+            # One snapshot for the three SELECTs (C18): a concurrent write commits
+            # wholly before or wholly after it.
+            with self._storage.connection() as conn, conn.cursor() as cur:
+                cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY")
+                try:
+                    cur.execute(self._select_envelope, [id])
+                    env_row = cur.fetchone()
+                    headers = attempts = ()
+                    if env_row is not None:
+                        cur.execute(self._select_headers, [id])
+                        headers = cur.fetchall()
+                        cur.execute(self._select_attempts, [id])
+                        attempts = cur.fetchall()
+                finally:
+                    _rollback(conn)  # read only: ending it is all that is left
+            if env_row is None:
+                return None
         except UnicodeEncodeError:
             return None  # no stored id holds a lone surrogate
         except pymysql.err.ProgrammingError as exc:
@@ -352,3 +427,12 @@ def _rollback(conn: pymysql.connections.Connection[Any]) -> None:
     # If the connection is gone, the server rolled the transaction back with it.
     with suppress(pymysql.err.MySQLError):
         conn.rollback()
+
+
+def _rolled_back(conn: Conn) -> bool:
+    """After a failed call: end any transaction it left; False when that fails too."""
+    try:
+        conn.rollback()
+    except pymysql.err.MySQLError:
+        return False
+    return True

@@ -24,11 +24,18 @@ the object it wrote (or to an object it read) can reach the store. It is also
 what a real store does: serialise on write, deserialise on read.
 
 The plugin is not durable: every ``rdq_storage_open`` starts empty, so it
-declares no capabilities and the kit skips the durability check (C15) for it.
+does not declare ``durable`` and the kit skips the durability check (C15) for it.
+
+It declares ``concurrent`` (C18): an rdq server calls it from many threads. One
+lock guards the dict of namespaces; each write replaces one string under it, so
+a concurrent read sees the whole old text or the whole new one, never a mix, and
+writes of different ids cannot lose one another. Encoding and decoding happen
+outside the lock.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping
 
 from rdq_compliance import (
@@ -63,11 +70,13 @@ class MemoryStorage:
 
     def __init__(self) -> None:
         self._namespaces: dict[str, dict[str, str]] = {}
+        self._lock = threading.Lock()  # C18: one lock around every look-up and change
         self._info = StorageInfo(
             name="memory",
             version=__version__,
             envelope_versions=SUPPORTED_VERSIONS,
-            capabilities=frozenset(),  # not durable: see the module docstring
+            # not durable, but safe to call from many threads: see the module docstring
+            capabilities=frozenset({"concurrent"}),
         )
 
     @property
@@ -84,14 +93,17 @@ class MemoryStorage:
 
     def drop(self, namespace: str) -> None:
         # Removes this namespace and nothing else (C14); unknown is not an error.
-        self._namespaces.pop(namespace, None)
+        with self._lock:
+            self._namespaces.pop(namespace, None)
 
     def close(self) -> None:
-        self._namespaces.clear()
+        with self._lock:
+            self._namespaces.clear()
 
     # The adapter looks its namespace up on every call instead of holding the
     # inner dict: after drop(), an adapter opened earlier must not keep
     # writing into (or reading from) the dropped data.
+    # Callers hold self._lock.
     def _space(self, namespace: str) -> dict[str, str]:
         return self._namespaces.setdefault(namespace, {})
 
@@ -105,11 +117,17 @@ class MemoryAdapter:
 
     def write(self, envelope: Envelope) -> None:
         require_envelope_version(envelope, SUPPORTED_VERSIONS)  # C16
-        # Whole replacement (C13) comes for free: the new text replaces the old.
-        self._storage._space(self._namespace)[envelope.id] = encode(envelope)
+        # Whole replacement (C13) comes for free: the new text replaces the old,
+        # in one step under the lock (C18: atomic).
+        text = encode(envelope)
+        storage = self._storage
+        with storage._lock:
+            storage._space(self._namespace)[envelope.id] = text
 
     def read(self, id: str) -> Envelope | None:
-        text = self._storage._space(self._namespace).get(id)
+        storage = self._storage
+        with storage._lock:
+            text = storage._space(self._namespace).get(id)
         if text is None:
             return None
         # parse_json keeps every number exact (C5); from_json rebuilds the model

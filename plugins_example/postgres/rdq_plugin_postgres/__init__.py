@@ -37,4 +37,5 @@ def rdq_storage_options() -> list[OptionSpec]:
 
 @hookimpl
 def rdq_storage_open(options: Mapping[str, str]) -> PostgresStorage:
-    return PostgresStorage(connect(options.get("dsn") or DEFAULT_DSN), version=__version__)
+    dsn = options.get("dsn") or DEFAULT_DSN
+    return PostgresStorage(connect(dsn), version=__version__, dsn=dsn)

@@ -1,10 +1,23 @@
-"""PostgreSQL storage: one connection per Storage, one schema per namespace."""
+"""PostgreSQL storage: a small pool of connections per Storage, one schema per namespace.
+
+Concurrent (C18): each call borrows a connection of its own from the pool, so calls
+on several threads never share a transaction. A write is one transaction that first
+takes an advisory lock on (schema, id), so two writers of one id queue up instead of
+racing on the primary key; a read is one REPEATABLE READ, READ ONLY transaction, so
+its three SELECTs see one snapshot: the whole envelope before a concurrent write or
+the whole envelope after it, never the new row with the old attempts.
+"""
 
 from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import psycopg
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
+from psycopg.pq import TransactionStatus
 
 from rdq_compliance import (
     NAMESPACE_PATTERN,
@@ -121,49 +134,89 @@ def connect(dsn: str) -> psycopg.Connection[tuple[object, ...]]:
     return conn
 
 
-class PostgresStorage:
-    """A Storage over one connection; adapters share it (autocommit + explicit transactions)."""
+Conn = psycopg.Connection[tuple[object, ...]]
 
-    def __init__(self, conn: psycopg.Connection[tuple[object, ...]], *, version: str) -> None:
-        self._conn = conn
+
+class PostgresStorage:
+    """A Storage over a pool of autocommit connections (explicit transactions); each call
+    borrows one, so adapters on several threads never share a transaction (C18)."""
+
+    def __init__(self, conn: Conn, *, version: str, dsn: str | None = None) -> None:
+        self._dsn = dsn
+        self._idle: list[Conn] = [conn]
+        self._open: list[Conn] = [conn]
+        self._lock = threading.Lock()
         self._info = StorageInfo(
             name="postgres",
             version=version,
             envelope_versions=SUPPORTED_VERSIONS,
-            capabilities=frozenset({"durable"}),
+            # concurrent only with a dsn to open more connections by
+            capabilities=frozenset({"durable", "concurrent"} if dsn else {"durable"}),
         )
 
     @property
     def info(self) -> StorageInfo:
         return self._info
 
+    @contextmanager
+    def connection(self) -> Iterator[Conn]:
+        """A connection of the pool for one call, opened when none is idle."""
+        with self._lock:
+            conn = self._idle.pop() if self._idle else None
+        if conn is None:
+            if self._dsn is None:
+                raise StorageError(ErrorCode.INTERNAL, "the connection is in use by another "
+                                   "call (this storage was built without a dsn: one at a time)")
+            try:
+                conn = connect(self._dsn)
+            except StorageUnavailable as exc:
+                raise StorageError(ErrorCode.INTERNAL, exc.message) from exc
+            with self._lock:
+                self._open.append(conn)
+        try:
+            yield conn
+        finally:
+            # A connection left inside a transaction (a failure) is not reused.
+            if conn.closed or conn.info.transaction_status != TransactionStatus.IDLE:
+                conn.close()
+                with self._lock:
+                    self._open.remove(conn)
+            else:
+                with self._lock:
+                    self._idle.append(conn)
+
     def open(self, namespace: str) -> PostgresAdapter:
         schema = schema_name(namespace)
-        conn = self._conn
-        row = conn.execute("SELECT to_regclass(%s)", [f"{schema}.attempt"]).fetchone()
-        if row is None or row[0] is None:
-            ddl = sql.SQL(_DDL).format(s=sql.Identifier(schema))
-            with conn.transaction():
-                # Serialise concurrent creators (parallel kit workers) of one schema.
-                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [schema])
-                conn.execute(ddl)
-        return PostgresAdapter(conn, schema)
+        with self.connection() as conn:
+            row = conn.execute("SELECT to_regclass(%s)", [f"{schema}.attempt"]).fetchone()
+            if row is None or row[0] is None:
+                ddl = sql.SQL(_DDL).format(s=sql.Identifier(schema))
+                with conn.transaction():
+                    # Serialise concurrent creators (parallel kit workers) of one schema.
+                    conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [schema])
+                    conn.execute(ddl)
+            return PostgresAdapter(self, conn, schema)
 
     def drop(self, namespace: str) -> None:
         schema = schema_name(namespace)
-        with self._conn.transaction():
-            self._conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [schema])
-            self._conn.execute(
+        with self.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [schema])
+            conn.execute(
                 sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
             )
 
     def close(self) -> None:
-        self._conn.close()
+        with self._lock:
+            conns, self._open, self._idle = self._open, [], []
+        for conn in conns:
+            conn.close()
 
 
 class PostgresAdapter:
-    def __init__(self, conn: psycopg.Connection[tuple[object, ...]], schema: str) -> None:
-        self._conn = conn
+    def __init__(self, storage: PostgresStorage, conn: Conn, schema: str) -> None:
+        """``conn`` only quotes the statements; each call borrows its own connection."""
+        self._storage = storage
+        self._schema = schema
         s = sql.Identifier(schema)
 
         def q(template: str) -> str:
@@ -198,11 +251,15 @@ class PostgresAdapter:
                 ErrorCode.INVALID_ENVELOPE,
                 f"envelope id={envelope.id!r} cannot be stored: {exc}",
             ) from exc
-        conn = self._conn
         try:
             # One transaction, one network round trip: DELETE (cascades to the
-            # child rows, C13) and the inserts are pipelined.
-            with conn.pipeline(), conn.transaction(), conn.cursor() as cur:
+            # child rows, C13) and the inserts are pipelined. The advisory lock
+            # queues concurrent writers of this id (C18): without it, two DELETEs
+            # would both find the old row and both INSERTs would race on the key.
+            with self._storage.connection() as conn, conn.pipeline(), conn.transaction(), \
+                    conn.cursor() as cur:
+                cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s), hashtext(%s))",
+                            [self._schema, envelope.id])
                 cur.execute(self._delete, [envelope.id])
                 cur.execute(self._insert_envelope, env_row)
                 if header_rows:
@@ -222,16 +279,21 @@ class PostgresAdapter:
     def read(self, id: str) -> Envelope | None:
         if "\x00" in id:
             return None  # text cannot hold U+0000, so no stored id has it
-        conn = self._conn
         try:
-            with conn.pipeline():
-                c_env = conn.execute(self._select_envelope, [id])
-                c_hdr = conn.execute(self._select_headers, [id])
-                c_att = conn.execute(self._select_attempts, [id])
-            env_row = c_env.fetchone()
+            # One snapshot for the three SELECTs (C18): a concurrent write commits
+            # wholly before or wholly after it.
+            with self._storage.connection() as conn:
+                with conn.pipeline(), conn.transaction():
+                    conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                    c_env = conn.execute(self._select_envelope, [id])
+                    c_hdr = conn.execute(self._select_headers, [id])
+                    c_att = conn.execute(self._select_attempts, [id])
+                # Fetched before the connection goes back to the pool.
+                env_row = c_env.fetchone()
+                headers, attempts = c_hdr.fetchall(), c_att.fetchall()
             if env_row is None:
                 return None
-            return envelope_from_rows(env_row, c_hdr.fetchall(), c_att.fetchall())
+            return envelope_from_rows(env_row, headers, attempts)
         except psycopg.Error as exc:
             raise StorageError(
                 ErrorCode.INTERNAL, f"reading envelope id={id!r} failed: {exc}"

@@ -66,7 +66,9 @@ class RedisStorage:
             name="redis",
             version=version,
             envelope_versions=SUPPORTED_VERSIONS,
-            capabilities=frozenset({"durable"}),
+            # concurrent (C18): redis-py's client is thread-safe (a connection pool);
+            # a write is one MULTI/EXEC and a read one HGETALL, each atomic.
+            capabilities=frozenset({"durable", "concurrent"}),
         )
 
     @property

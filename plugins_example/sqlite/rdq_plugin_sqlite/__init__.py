@@ -342,8 +342,11 @@ class SqliteStorage:
             name="sqlite",
             version=RELEASES[layout],
             envelope_versions=SUPPORTED_VERSIONS,
-            # An in-memory database dies with its connection: claim nothing then.
-            capabilities=frozenset() if in_memory else frozenset({Capability.DURABLE}),
+            # An in-memory database dies with its connection: not durable then.
+            # Concurrent (C18) either way: every statement group runs as one
+            # transaction under self._lock on the one connection (_transaction).
+            capabilities=frozenset({Capability.CONCURRENT}) if in_memory
+            else frozenset({Capability.DURABLE, Capability.CONCURRENT}),
         )
         try:
             if not in_memory:

@@ -1,0 +1,455 @@
+"""Concurrency (C18): atomic writes, no lost updates, read-after-write, isolation
+(RDQ-CC-001 … RDQ-CC-004), for plugins that declare the ``concurrent`` capability.
+
+Every check runs rounds of *lanes* (kit threads with a plugin worker each, released
+together at a barrier; see ``_pytest/_lanes.py``) and records a history: for every
+operation, its lane and its start and end on one monotonic clock. The history is
+judged afterwards with no timing assumption but one: an operation recorded as
+starting after another's recorded end started after it returned. So a correct
+plugin cannot fail, however slow or loaded the machine.
+
+- Each id is rewritten by one writer lane only, so its writes are totally ordered
+  (version 0, 1, 2 …); every version differs from the others in every part (attempts,
+  headers, unknown fields, sizes), so a read that mixes two matches neither.
+- A read must equal one whole version (CC-001); a read that started after version k
+  returned must see k or later (CC-003).
+
+The plan of a round (which ids, how many operations) comes from a seed derived from
+``--rdq-seed``; a failure names the seed, the round and the history of the id, and
+``--rdq-replay`` runs the same plan again, for more rounds (interleavings differ from
+run to run: a replay repeats the plan, not the exact timing).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rdq_compliance._pytest._context import Namespace, Rdq
+from rdq_compliance._pytest._lanes import Lane, now_ns, run_lanes
+from rdq_compliance._pytest._profiles import derived_seed
+from rdq_compliance.envelope import Attempt, Envelope, ErrorInfo, Outcome, diff, encode
+from rdq_compliance.suites._support import T0, base_envelope, requirement, ulid
+
+ROUNDS = {"quick": 8, "ci": 12, "thorough": 50}
+"""Rounds per check and profile (measured: benchmarks/concurrency.py)."""
+REPLAY_ROUNDS = 30
+WRITES_PER_ROUND = 16
+"""Writes of each writer lane per round."""
+MAX_READS = 400
+"""Reads of one reader lane per round, at most (it reads until the writers are done)."""
+
+
+def version(n: int, k: int, tag: str = "") -> Envelope:
+    """Version ``k`` of the envelope with id ``ulid(n)``: every part carries ``k`` and the
+    sizes differ with it (1-3 attempts, 1-4 headers, unknown fields, payload and pad
+    lengths), so a read mixing the parts of two versions equals neither."""
+    label = f"{tag}v{k}"
+    attempts = tuple(
+        Attempt(attempt_no=i + 1, started_at=T0, finished_at=T0,
+                outcome=Outcome.RETRYABLE_FAILURE,
+                error=ErrorInfo(type="e.Concurrent", message=f"{label} attempt {i + 1}",
+                                extra={"x_version": k}),
+                extra={"x_version": k})
+        for i in range(1 + k % 3)
+    )
+    return dataclasses.replace(
+        base_envelope(n),
+        queue=f"q.{label.lower()}",
+        payload=f"{label};".encode() * (1 + (k % 7) * 40),
+        headers={f"h{j}": label for j in range(1 + k % 4)},
+        attempts=attempts,
+        attempt_count=len(attempts),
+        extra={"x_version": k, "x_tag": tag, "x_pad": "p" * ((k % 5) * 120)},
+    )
+
+
+@dataclass
+class Op:
+    lane: str
+    kind: str
+    """"write" or "read"."""
+    id: str
+    start: int
+    end: int
+    k: int | None = None
+    """The version written, or the version a read matched (None: no version)."""
+    got: Envelope | None = None
+    """What a read returned."""
+
+
+@dataclass
+class Key:
+    """One id of one namespace: its versions, in the order its one writer wrote them."""
+
+    ns: str
+    n: int
+    tag: str = ""
+    writes: list[Op] = field(default_factory=list)
+    texts: dict[str, int] = field(default_factory=dict)
+    """Canonical JSON of each version -> k (the fast path of matching a read)."""
+
+    @property
+    def id(self) -> str:
+        return ulid(self.n)
+
+    def make(self, k: int) -> Envelope:
+        env = version(self.n, k, self.tag)
+        self.texts[encode(env)] = k
+        return env
+
+    def match(self, got: Envelope | None) -> int | None:
+        if got is None:
+            return None
+        try:
+            k = self.texts.get(encode(got))
+        except Exception:  # not encodable: it matches nothing
+            return None
+        if k is not None:
+            return k
+        # Same values, different form (key order, 1.0 for 1, …): the kit's diff decides,
+        # first for the version the envelope names, then (a mix, say) for every version.
+        named = got.extra.get("x_version") if isinstance(got.extra, dict) else None
+        if type(named) is int and named in self.texts.values() and not diff(
+                version(self.n, named, self.tag), got):
+            return named
+        for k in self.texts.values():
+            if not diff(version(self.n, k, self.tag), got):
+                return k
+        return None
+
+
+class History:
+    """The operations of one check, and the failure message that shows them."""
+
+    def __init__(self, rdq: Rdq, check: str, seed: int, rounds: int) -> None:
+        self.rdq = rdq
+        self.check = check
+        self.seed = seed
+        self.rounds = rounds
+        self.round = 0
+        self.t0 = now_ns()
+        self.reads: list[tuple[Key, Op]] = []
+        self._lock = threading.Lock()
+
+    def write(self, ns: Namespace, lane: str, key: Key) -> None:
+        __tracebackhide__ = True
+        k = len(key.writes)
+        env = key.make(k)
+        start = now_ns()
+        ns.write(env)
+        key.writes.append(Op(lane, "write", key.id, start, now_ns(), k))
+
+    def read(self, ns: Namespace, lane: str, key: Key) -> Op:
+        __tracebackhide__ = True
+        start = now_ns()
+        got = ns.read(key.id)
+        op = Op(lane, "read", key.id, start, now_ns(), got=got)
+        with self._lock:
+            self.reads.append((key, op))
+        return op
+
+    # -- judging ----------------------------------------------------------------------
+
+    def check_reads(self, *, atomic: bool, fresh: bool, what: str = "") -> None:
+        """Judge the reads recorded so far (and forget them).
+
+        ``atomic`` (CC-001): a read equals one whole version of its id, one whose write
+        had started before the read ended. ``fresh`` (CC-003): a read that started
+        after version k's write returned sees k or a later version.
+        """
+        __tracebackhide__ = True
+        reads, self.reads = self.reads, []
+        for key, op in reads:
+            op.k = key.match(op.got)
+            if (op.k is None or key.writes[op.k].start >= op.end) and (atomic or fresh):
+                self.fail_read(key, op, "returned " + (
+                    "nothing" if op.got is None else
+                    "an envelope that is no version written under this id"
+                    if op.k is None else f"version {op.k}, whose write had not begun")
+                    + f" ({what or 'C18: a write is atomic'})")
+            if fresh:
+                floor = max((w.k for w in key.writes if w.end < op.start and w.k is not None),
+                            default=None)
+                if floor is not None and op.k is not None and op.k < floor:
+                    self.fail_read(key, op, f"returned version {op.k} although version "
+                                   f"{floor} had been written and returned before this read "
+                                   "started (C18: a read that starts after a write returned "
+                                   "sees it or a later version)")
+
+    def fail_read(self, key: Key, op: Op, summary: str) -> None:
+        __tracebackhide__ = True
+        lines = [self.where(), f"history of id {key.id!r} in namespace {key.ns!r} "
+                 "(ms from the start of the check; each interval contains the real one):"]
+        window = [w for w in key.writes
+                  if w.end >= op.start - 50_000_000 and w.start <= op.end + 5_000_000]
+        shown = sorted([*window[-12:], op], key=lambda o: o.start)
+        for o in shown:
+            what = f"write v{o.k}" if o.kind == "write" else "read -> " + (
+                "nothing" if o.got is None else f"v{o.k}" if o.k is not None else "no version")
+            mark = "   <- this read" if o is op else ""
+            lines.append(f"  {self.ms(o.start):>10} – {self.ms(o.end):<10} lane {o.lane:<4} "
+                         f"{what}{mark}")
+        envelopes: list[Envelope] = []
+        if op.got is not None and op.k is None:
+            got = op.got
+            nearest = min(key.texts.values(),
+                          key=lambda k: len(diff(version(key.n, k, key.tag), got)))
+            expected = version(key.n, nearest, key.tag)
+            lines.append(f"differences from the nearest version, v{nearest}:")
+            lines.extend(f"  {d.pointer or '/'}: expected {_short(d.expected)}, "
+                         f"got {_short(d.actual)}" for d in diff(expected, got)[:12])
+            envelopes = [expected]
+        self.fail(f"read({key.id!r}) in namespace {key.ns!r} by lane {op.lane} {summary}",
+                  "\n".join(lines), envelopes)
+
+    def where(self) -> str:
+        return (f"round {self.round} of {self.rounds}, seed {self.seed} "
+                f"(replay: the command below re-runs this plan for {REPLAY_ROUNDS} rounds)")
+
+    def ms(self, t: int) -> str:
+        return f"{(t - self.t0) / 1e6:.3f}"
+
+    def fail(self, summary: str, detail: str, envelopes: Sequence[Envelope] = ()) -> None:
+        __tracebackhide__ = True
+        try:
+            self.rdq.fail(summary, detail=detail, envelopes=envelopes)
+        except BaseException as exc:
+            self.tag(exc)
+            raise
+
+    def lanes(self, bodies: Sequence[Callable[[Lane], None]]) -> None:
+        """Run one round's lanes; a failure inside them is saved with this plan too."""
+        __tracebackhide__ = True
+        try:
+            run_lanes(self.rdq.runtime, bodies)
+        except BaseException as exc:
+            self.tag(exc)
+            raise
+
+    def tag(self, exc: BaseException) -> None:
+        """What --rdq-replay needs to run this plan again (see kit._save_case)."""
+        if not hasattr(exc, "rdq_example"):
+            exc.rdq_example = (  # type: ignore[attr-defined]
+                self.check, {"seed": self.seed, "round": self.round})
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, default=repr, ensure_ascii=False)
+    return text if len(text) <= 100 else text[:100] + "…"
+
+
+def _plan(rdq: Rdq, check: str) -> tuple[int, int]:
+    """(seed, rounds) of this check: from --rdq-seed, or from the replayed case."""
+    case = rdq.replay
+    if case is not None and case.example is not None and case.check == check:
+        return int(case.example_kwargs()["seed"]), REPLAY_ROUNDS
+    params = json.dumps(rdq.params, sort_keys=True)
+    return (derived_seed(rdq.settings.seed, check, params, "concurrency"),
+            ROUNDS[rdq.settings.profile])
+
+
+def _rewrites_and_reads(rdq: Rdq, check: str, *, atomic: bool, fresh: bool) -> None:
+    """Two writer lanes rewrite three ids (each id has one writer) while two reader lanes,
+    each with an adapter of its own on the same namespace, read them; then every id is
+    read once more after all writes returned."""
+    __tracebackhide__ = True
+    seed, rounds = _plan(rdq, check)
+    if rdq.replay is not None and (rdq.replay.check or check) != check:
+        return
+    rng = random.Random(seed)
+    name = rdq.new_name()
+    base = rng.randrange(1 << 40)
+    keys = [Key(name, base + i) for i in range(3)]
+    history = History(rdq, check, seed, rounds)
+    setup = rdq.namespace(name)
+    for key in keys:
+        history.write(setup, "main", key)
+    writers = 2
+
+    def one_round() -> None:
+        __tracebackhide__ = True
+        plans = [[rng.choice(keys[w::writers]) for _ in range(WRITES_PER_ROUND)]
+                 for w in range(writers)]
+        reads = [[rng.choice(keys) for _ in range(MAX_READS)] for _ in range(2)]
+        done = threading.Event()
+        left = [writers]
+        left_lock = threading.Lock()
+
+        def writer(lane: Lane, plan: list[Key]) -> None:
+            __tracebackhide__ = True
+            ns = rdq.namespace(name)
+            try:
+                for key in plan:
+                    if lane.stopped:
+                        return
+                    history.write(ns, f"w{lane.index}", key)
+            finally:
+                with left_lock:
+                    left[0] -= 1
+                    if left[0] == 0:
+                        done.set()
+
+        def reader(lane: Lane, plan: list[Key]) -> None:
+            __tracebackhide__ = True
+            ns = rdq.namespace(name)
+            for i, key in enumerate(plan):
+                if lane.stopped or (done.is_set() and i >= 8):
+                    return
+                history.read(ns, f"r{lane.index}", key)
+
+        bodies: list[Callable[[Lane], None]] = [
+            *(lambda lane, p=p: writer(lane, p) for p in plans),
+            *(lambda lane, p=p: reader(lane, p) for p in reads),
+        ]
+        history.lanes(bodies)
+        for key in keys:  # after every write returned: the last version, nothing else
+            history.read(setup, "main", key)
+        history.check_reads(atomic=atomic, fresh=fresh)
+
+    for history.round in range(1, rounds + 1):
+        one_round()
+
+
+@requirement("RDQ-CC-001")
+def test_writes_are_atomic(rdq: Rdq) -> None:
+    """RDQ-CC-001 (C18): while writer lanes rewrite ids between whole, distinguishable
+    versions, every read by the reader lanes (their own adapters on the same namespace)
+    returns one whole version of that id, never a mix of two."""
+    _rewrites_and_reads(rdq, "atomic", atomic=True, fresh=False)
+
+
+@requirement("RDQ-CC-003")
+def test_read_after_write(rdq: Rdq) -> None:
+    """RDQ-CC-003 (C18): a read that starts after a write of its id returned sees that
+    version or a later one (judged on the recorded history: no other timing assumption)."""
+    _rewrites_and_reads(rdq, "fresh", atomic=False, fresh=True)
+
+
+@requirement("RDQ-CC-002")
+def test_no_lost_updates(rdq: Rdq) -> None:
+    """RDQ-CC-002 (C18): four lanes, each with its own adapter on one namespace, write
+    different ids at the same time; once all returned, every one of them reads back."""
+    __tracebackhide__ = True
+    seed, rounds = _plan(rdq, "lost")
+    if rdq.replay is not None and (rdq.replay.check or "lost") != "lost":
+        return
+    rng = random.Random(seed)
+    name = rdq.new_name()
+    history = History(rdq, "lost", seed, rounds)
+    check_ns = rdq.namespace(name)
+    lanes, per_lane = 4, 6
+
+    def one_round() -> None:
+        __tracebackhide__ = True
+        base = rng.randrange(1 << 40)
+        keys = [[Key(name, base + lane * 100 + i) for i in range(per_lane)]
+                for lane in range(lanes)]
+
+        def writer(lane: Lane) -> None:
+            __tracebackhide__ = True
+            ns = rdq.namespace(name)
+            for key in keys[lane.index]:
+                if lane.stopped:
+                    return
+                history.write(ns, f"w{lane.index}", key)
+
+        history.lanes([writer] * lanes)
+        for key in (k for row in keys for k in row):
+            op = history.read(check_ns, "main", key)
+            op.k = key.match(op.got)
+            if op.k != 0:
+                w = key.writes[0]
+                history.fail(
+                    f"read({key.id!r}) in namespace {name!r} returned "
+                    + ("nothing" if op.got is None else "another envelope")
+                    + f" after every concurrent write had returned; lane {w.lane} wrote it "
+                    "(C18: writes of different ids never lose one another — an unguarded "
+                    "read-modify-write of a shared document does)",
+                    f"{history.where()}\nwrites of this round: {lanes} lanes x {per_lane} "
+                    f"ids, all in namespace {name!r}; this one by lane {w.lane} at "
+                    f"{history.ms(w.start)} – {history.ms(w.end)} ms, read back at "
+                    f"{history.ms(op.start)} ms",
+                    [version(key.n, 0)],
+                )
+        history.reads.clear()
+
+    for history.round in range(1, rounds + 1):
+        one_round()
+
+
+@requirement("RDQ-CC-004")
+def test_isolation_under_concurrency(rdq: Rdq) -> None:
+    """RDQ-CC-004 (C14, C18): while one lane rewrites ids in namespace A and another reads
+    them, two lanes write the same ids in namespaces B and C and drop and reopen those
+    namespaces; every read in A returns one of A's own versions, never older than the
+    last one returned before it started, and A holds its last versions at the end."""
+    __tracebackhide__ = True
+    seed, rounds = _plan(rdq, "isolation")
+    if rdq.replay is not None and (rdq.replay.check or "isolation") != "isolation":
+        return
+    rng = random.Random(seed)
+    a, others = rdq.new_name(), [rdq.new_name(), rdq.new_name()]
+    base = rng.randrange(1 << 40)
+    keys = [Key(a, base + i, "A") for i in range(3)]
+    history = History(rdq, "isolation", seed, rounds)
+    setup = rdq.namespace(a)
+    for key in keys:
+        history.write(setup, "main", key)
+
+    def one_round() -> None:
+        __tracebackhide__ = True
+        plan = [rng.choice(keys) for _ in range(WRITES_PER_ROUND)]
+        noise = [[rng.randrange(8) for _ in range(WRITES_PER_ROUND)] for _ in others]
+        done = threading.Event()
+
+        def writer(lane: Lane) -> None:
+            __tracebackhide__ = True
+            ns = rdq.namespace(a)
+            try:
+                for key in plan:
+                    if lane.stopped:
+                        return
+                    history.write(ns, "wA", key)
+            finally:
+                done.set()
+
+        def reader(lane: Lane) -> None:
+            __tracebackhide__ = True
+            ns = rdq.namespace(a)
+            for i in range(MAX_READS):
+                if lane.stopped or (done.is_set() and i >= 8):
+                    return
+                history.read(ns, "rA", keys[i % len(keys)])
+
+        def other(lane: Lane, j: int) -> None:
+            __tracebackhide__ = True
+            name = others[j]
+            tag = "BC"[j]
+            ns = rdq.namespace(name)
+            for step, choice in enumerate(noise[j]):
+                if lane.stopped:
+                    return
+                if choice == 0 and step:  # now and then: drop the namespace, reopen it
+                    ns.close()
+                    rdq.drop(name)
+                    ns = rdq.namespace(name)
+                else:  # the same ids as in A, other contents
+                    key = keys[choice % len(keys)]
+                    ns.write(version(key.n, 1000 + step, tag))
+
+        history.lanes([writer, reader, lambda lane: other(lane, 0),
+                                lambda lane: other(lane, 1)])
+        for key in keys:
+            history.read(setup, "main", key)
+        history.check_reads(atomic=True, fresh=True,
+                            what="C14, C18: namespaces B and C were written and dropped at "
+                                 "the same time; nothing of theirs may reach A")
+
+    for history.round in range(1, rounds + 1):
+        one_round()
