@@ -17,6 +17,8 @@ _ATTEMPT = frozenset(ATTEMPT_FIELDS)
 _ERROR = frozenset(ERROR_FIELDS)
 # A Python repr of a key or value inside a note: 'a', "it's", 'a\'b'.
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
+# The code points the diff shows after a non-ASCII key or value: (U+00C5), (U+0041 U+030A).
+_CODE_POINTS = re.compile(r"\((?:U\+[0-9A-F]{4,6} ?)+\)")
 _DIFF_LINES = 6
 
 
@@ -50,7 +52,7 @@ def _kind(d: Difference) -> str:
         d.actual, datetime
     ):
         return "instant changed"
-    head = _QUOTED.sub("", d.note).split(":", 1)[0]
+    head = _CODE_POINTS.sub("", _QUOTED.sub("", d.note)).split(":", 1)[0]
     return " ".join(head.split())
 
 
