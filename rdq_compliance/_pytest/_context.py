@@ -136,6 +136,9 @@ class Rdq:
         self.runtime = runtime
         self.settings = settings
         self._namespaces: list[Namespace] = []
+        self.example: tuple[str, dict[str, Any]] | None = None
+        """The failing example of a property, state machine or concurrency plan:
+        (check name, drawn values) for the saved case that --rdq-replay re-runs."""
         self._names: list[str] = []
 
     # -- facts ---------------------------------------------------------------
@@ -200,13 +203,13 @@ class Rdq:
         __tracebackhide__ = True
         exc = CheckFailed(self.message(summary, detail, envelopes))
         exc.symptom = symptom
-        exc.rdq_envelopes = [_canonical(e) for e in envelopes]  # type: ignore[attr-defined]
+        exc.envelopes = tuple(_canonical(e) for e in envelopes)
         raise exc from None  # the plugin's exception is already in the message
 
     def _hung(self, exc: OperationHung, envelopes: Collection[Envelope]) -> NoReturn:
         __tracebackhide__ = True
         new = OperationHung(self.message(str(exc), "", envelopes))
-        new.rdq_envelopes = [_canonical(e) for e in envelopes]  # type: ignore[attr-defined]
+        new.envelopes = tuple(_canonical(e) for e in envelopes)
         raise new from None
 
     def call(
@@ -426,8 +429,8 @@ class Rdq:
         )(test)
         try:
             test()
-        except BaseException as exc:
-            exc.rdq_example = (name, dict(drawn))  # type: ignore[attr-defined]
+        except BaseException:
+            self.example = (name, dict(drawn))
             raise
 
     def run_machine(self, machine: type[RuleBasedStateMachine]) -> None:

@@ -47,6 +47,8 @@ class CheckFailed(AssertionError):
     symptom: Symptom | None = None
     """What a round trip read back differently (its first difference), for the report's
     root causes; set by :meth:`Rdq.fail`, read by the reporting plugin."""
+    envelopes: tuple[object, ...] = ()
+    """The envelopes the failure is about, as canonical JSON, for the saved case."""
 
 
 class OperationHung(BaseException):
@@ -56,6 +58,9 @@ class OperationHung(BaseException):
     plugin is not re-run dozens of times while shrinking (each run would cost
     the whole timeout). pytest still reports it as an ordinary test failure.
     """
+
+    envelopes: tuple[object, ...] = ()
+    """The envelopes the hung operation was about, as canonical JSON, for the saved case."""
 
 
 class PluginFault(Exception):

@@ -367,7 +367,7 @@ class KitPlugin:
         found = _find_failure(exc)
         if found is None:
             return
-        check, kwargs = getattr(found, "rdq_example", (None, None))
+        check, kwargs = rdq.example or (None, None)
         if rdq.replay is not None:
             return  # replaying: the case file already exists
         message = str(found).split("\n", 2)
@@ -380,7 +380,7 @@ class KitPlugin:
                 requirement=rdq.requirement.id,
                 check=check,
                 example=kwargs,
-                envelopes=list(getattr(found, "rdq_envelopes", [])),
+                envelopes=list(found.envelopes),
                 message=" / ".join(message[:2]),
                 meta={
                     "kit_version": __version__,
@@ -559,7 +559,7 @@ def _guard_timeout(plugin: LoadedPlugin, settings: KitSettings) -> float:
     return bridge + max(2.0, bridge / 2)
 
 
-def _find_failure(exc: BaseException) -> BaseException | None:
+def _find_failure(exc: BaseException) -> CheckFailed | OperationHung | None:
     if isinstance(exc, CheckFailed | OperationHung):
         return exc
     if isinstance(exc, BaseExceptionGroup):

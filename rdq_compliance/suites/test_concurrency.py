@@ -219,8 +219,8 @@ class History:
         __tracebackhide__ = True
         try:
             self.rdq.fail(summary, detail=detail, envelopes=envelopes)
-        except BaseException as exc:
-            self.tag(exc)
+        except BaseException:
+            self.tag()
             raise
 
     def lanes(self, bodies: Sequence[Callable[[Lane], None]]) -> None:
@@ -228,15 +228,14 @@ class History:
         __tracebackhide__ = True
         try:
             run_lanes(self.rdq.runtime, bodies)
-        except BaseException as exc:
-            self.tag(exc)
+        except BaseException:
+            self.tag()
             raise
 
-    def tag(self, exc: BaseException) -> None:
+    def tag(self) -> None:
         """What --rdq-replay needs to run this plan again (see kit._save_case)."""
-        if not hasattr(exc, "rdq_example"):
-            exc.rdq_example = (  # type: ignore[attr-defined]
-                self.check, {"seed": self.seed, "round": self.round})
+        if self.rdq.example is None:
+            self.rdq.example = (self.check, {"seed": self.seed, "round": self.round})
 
 
 def _short(value: Any) -> str:

@@ -175,9 +175,8 @@ class _World:
         self.ops.append(op)
         try:
             self._apply(op)
-        except BaseException as exc:
-            exc.rdq_example = (  # type: ignore[attr-defined]
-                "machine", {"ops": list(self.ops), "shape": self.shape})
+        except BaseException:
+            self.rdq.example = ("machine", {"ops": list(self.ops), "shape": self.shape})
             raise
 
     def _apply(self, op: tuple[Any, ...]) -> None:

@@ -158,6 +158,8 @@ def test_versions_are_valid_and_a_mix_of_two_matches_neither() -> None:
 
 
 class FakeRdq:
+    example: tuple[str, dict[str, Any]] | None = None
+
     def fail(self, summary: str, *, detail: str = "", envelopes: Any = ()) -> None:
         raise CheckFailed(summary + "\n" + detail)
 
