@@ -58,25 +58,12 @@ if TYPE_CHECKING:  # the storage interface loads pluggy: only when a name of it 
         require_envelope_version,
     )
 
-_STORAGE_NAMES = frozenset({
-    "NAMESPACE_PATTERN",
-    "Adapter",
-    "Capability",
-    "ErrorCode",
-    "OptionSpec",
-    "Storage",
-    "StorageError",
-    "StorageInfo",
-    "StorageUnavailable",
-    "hookimpl",
-    "require_envelope_version",
-})
 
 
 def __getattr__(name: str) -> object:
     # PEP 562: ``import rdq_compliance.envelope`` (the core alone, for SDK authors and
     # tools) must not load pluggy; the storage names load it on first use.
-    if name in _STORAGE_NAMES:
+    if name in _LAZY:
         from . import storage
 
         return getattr(storage, name)
@@ -127,3 +114,6 @@ __all__ = [
     "truncate_utf8",
     "validate",
 ]
+
+# The names of __all__ this module does not bind itself: the storage interface's.
+_LAZY = frozenset(__all__) - set(globals())

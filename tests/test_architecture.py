@@ -99,7 +99,7 @@ def test_pytest11_entry_module_imports_only_pytest_at_start_up() -> None:
     top = {m for _, m in imports(entry, top_level_only=True)}
     assert top <= {"pytest", "rdq_compliance._pytest._options"}, top
     options = {m for _, m in imports(PACKAGE / "_pytest" / "_options.py", top_level_only=True)}
-    assert options <= {"pytest", "typing"}, options
+    assert options <= {"pytest", "typing", "pathlib"}, options
 
 
 @pytest.mark.parametrize(

@@ -5,11 +5,12 @@ Imported by the ``pytest11`` entry module in every pytest run: pytest only.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 import pytest
 
-__all__ = ["add_options", "option"]
+__all__ = ["add_options", "option", "path_option"]
 
 # (option, ini name, ini type, default, help). Every option has an ini twin.
 _OPTIONS: tuple[
@@ -72,3 +73,16 @@ def option(config: pytest.Config, ini: str) -> object:
     if value is None or value == []:
         return config.getini(ini)
     return value
+
+
+def path_option(config: pytest.Config, ini: str) -> Path | None:
+    """A path option: relative to the invocation directory on the command line,
+    relative to the ini file's directory in the ini file; None when not given."""
+    value = config.getoption(ini)
+    base = config.invocation_params.dir
+    if value is None:
+        value = config.getini(ini)
+        if not value:
+            return None
+        base = config.inipath.parent if config.inipath else config.rootpath
+    return base / str(value)

@@ -28,10 +28,8 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import random
 import secrets
-import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -45,10 +43,12 @@ from .. import __version__
 from .._corpus import corpus_hash as fixture_corpus_hash
 from .._corpus import valid_fixtures
 from ..envelope import Envelope, InvalidEnvelope, decode, diff, encode, format_diff
+from ..reporting import write_json
 from ..storage import StorageError
 from ..storage._discovery import STDIO, LoadedPlugin
 from ._context import _private_copy
 from ._guard import OperationHung, PluginFault, describe_storage_error
+from ._options import path_option
 from ._runtime import PluginRuntime
 from ._state import RUN_KEY
 
@@ -257,32 +257,12 @@ def load_saved(directory: Path) -> Saved:
                          f"{exc}); save again with --rdq-upgrade-save") from None
 
 
-def _write_json(path: Path, value: Any) -> None:
-    text = json.dumps(value, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 # -- configuration -------------------------------------------------------------------------
 
 
 def _dir_option(config: pytest.Config, ini: str) -> Path | None:
-    """A directory option: relative to the invocation directory on the command line,
-    to the ini file's directory in the ini file."""
-    value = config.getoption(ini)
-    base = config.invocation_params.dir
-    if value is None:
-        value = config.getini(ini)
-        if not value:
-            return None
-        base = config.inipath.parent if config.inipath else config.rootpath
-    return (base / str(value)).resolve()
+    path = path_option(config, ini)
+    return None if path is None else path.resolve()
 
 
 def _check_save_dir(directory: Path) -> None:
@@ -481,7 +461,7 @@ class UpgradePlugin:
             "dropped_ids": dropped,
         }
         (self.directory / CHECKED).unlink(missing_ok=True)
-        _write_json(self.directory / MANIFEST, manifest)
+        write_json(self.directory / MANIFEST, manifest)
         count = sum(len(v) for v in expected.values())
         return (f"upgrade corpus saved: {count} envelopes of {info.name} {info.version} in "
                 f"{len(KEPT_ROLES)} namespaces (and {len(dropped)} in one dropped) through "
@@ -502,7 +482,7 @@ class UpgradePlugin:
             return f"upgrade check: the corpus could not be dropped ({exc})"
         finally:
             rt.close()
-        _write_json(self.directory / CHECKED, {
+        write_json(self.directory / CHECKED, {
             "checked_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "kit_version": __version__,
             "upgraded_from": self.saved.release,

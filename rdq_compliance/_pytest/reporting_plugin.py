@@ -42,7 +42,7 @@ from ..reporting import (
 from ..reporting._causes import Symptom
 from ._guard import CheckFailed
 from ._incomplete import untested, untested_line
-from ._options import option
+from ._options import option, path_option
 from ._state import RUN_KEY, KitRun
 
 __all__ = ["ReportingPlugin", "configure"]
@@ -56,24 +56,11 @@ _OUTPUTS = (
 )
 
 
-def _path_option(config: pytest.Config, ini: str) -> Path | None:
-    """A path option: relative to the invocation directory on the command line,
-    relative to the ini file's directory in the ini file."""
-    value = config.getoption(ini)
-    base = config.invocation_params.dir
-    if value is None:
-        value = config.getini(ini)
-        if not value:
-            return None
-        base = config.inipath.parent if config.inipath else config.rootpath
-    return base / str(value)
-
-
 def configure(config: pytest.Config) -> None:
     """Called by the kit's entry ``pytest_configure`` when --rdq-plugin is given."""
     outputs: dict[str, Path] = {}
     for ini, flag, what in _OUTPUTS:
-        path = _path_option(config, ini)
+        path = path_option(config, ini)
         if path is None:
             continue
         if path.is_dir():
@@ -81,7 +68,7 @@ def configure(config: pytest.Config) -> None:
                                     f"the {what} file to write")
         outputs[what] = path
     known = None
-    known_path = _path_option(config, "rdq_known_failures")
+    known_path = path_option(config, "rdq_known_failures")
     if known_path is not None:
         try:
             known = load_known_failures(known_path)
@@ -105,7 +92,7 @@ def write_usage_error_outputs(config: pytest.Config, error: str) -> None:
     report = build_report(meta, evaluate(meta.plugins, [], aborted=reason))
     for ini, _flag, what in _OUTPUTS:
         try:
-            path = _path_option(config, ini)
+            path = path_option(config, ini)
             if path is None or path.is_dir():
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)
