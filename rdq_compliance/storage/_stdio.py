@@ -661,7 +661,9 @@ class StdioStorage:
         where = f"{op} (seq {seq})"
         stray = proc.pending()
         if stray is None:
-            raise self._crashed(proc, f"idle time, before request {where}")
+            # Before the first request the testee had no idle time: it died starting up,
+            # which is what a crash during hello says, whichever side saw it first.
+            raise self._crashed(proc, where if seq == 0 else f"idle time, before request {where}")
         if isinstance(stray, bytes):
             raise self._fault(proc, "out_of_turn",
                               f"testee printed a line before request {where} was sent: "
