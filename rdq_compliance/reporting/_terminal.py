@@ -40,10 +40,13 @@ def terminal_lines(report: Mapping[str, Any]) -> list[str]:
         for r in p["requirements"]:
             c = suites.setdefault(r["suite"], Counter())
             for t in r["tests"]:
-                c[t["status"]] += 1
+                # A test that does not apply is no skip: it never makes the verdict incomplete.
+                c["not applicable" if t.get("not_applicable") else t["status"]] += 1
         width = max((len(name) for name in suites), default=0)
         for name, c in suites.items():
             counts = ", ".join(f"{c[k]} {k}" for k in ("passed", "failed", "skipped", "error"))
+            if c["not applicable"]:
+                counts += f", {c['not applicable']} not applicable"
             lines.append(s(f"  {name:<{width}}  {counts}"))
         causes = p.get("causes") or []
         if causes:

@@ -153,3 +153,13 @@ def test_plugin_that_opened_then_broke_is_not_called_not_opened():
     assert line == ("plugin mem (opened, then unusable: plugin 'm': storage.info returned 3): "
                     "incomplete")
     assert "not opened" not in render_markdown(r)
+
+
+def test_not_applicable_tests_are_not_counted_as_skipped():
+    """A test skipped as not applicable (rdq.not_applicable) is counted apart: a reader of
+    the terminal summary must not take it for a skip that would make the run incomplete."""
+    r = report_for([meta()], passing())
+    req = r["plugins"][0]["requirements"][0]
+    req["tests"] = [dict(req["tests"][0], status="skipped", not_applicable=True)]
+    line = next(ln for ln in terminal_lines(r) if ln.startswith(f"  {req['suite']} "))
+    assert line.endswith(", 0 skipped, 0 error, 1 not applicable"), line
