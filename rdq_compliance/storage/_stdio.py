@@ -668,15 +668,8 @@ class StdioStorage:
             raise self._fault(proc, "out_of_turn",
                               f"testee printed a line before request {where} was sent: "
                               f"{_preview(stray)}")
-        data = f'{{"op":"{op}","seq":{seq}{extra}}}\n'.encode("utf-8", "backslashreplace")
         deadline = time.monotonic() + timeout
-        try:
-            sent = proc.send(data, deadline)
-        except BrokenPipeError:
-            raise self._crashed(proc, where) from None
-        if not sent:
-            raise self._fault(proc, "timeout",
-                              f"testee did not read request {where} within {timeout:g} s")
+        self._send(proc, op, seq, extra, deadline, timeout)
         raw = proc.receive(deadline)
         if raw is None:
             raise self._crashed(proc, where)
@@ -685,6 +678,20 @@ class StdioStorage:
                               f"testee did not answer {where} within {timeout:g} s")
         assert isinstance(raw, bytes)
         return self._answer(proc, raw, op, seq)
+
+    def _send(
+        self, proc: _Process, op: str, seq: int, extra: str, deadline: float, timeout: float
+    ) -> None:
+        """Write one request line; a testee that exited or stopped reading is a fault."""
+        where = f"{op} (seq {seq})"
+        data = f'{{"op":"{op}","seq":{seq}{extra}}}\n'.encode("utf-8", "backslashreplace")
+        try:
+            sent = proc.send(data, deadline)
+        except BrokenPipeError:
+            raise self._crashed(proc, where) from None
+        if not sent:
+            raise self._fault(proc, "timeout",
+                              f"testee did not read request {where} within {timeout:g} s")
 
     def _exchange_many(self, proc: _Process, op: str, extra: str) -> dict[str, Any]:
         """Send one request while others may be in flight; wait for the answer with its
@@ -702,14 +709,7 @@ class StdioStorage:
                 raise self._crashed(proc, f"idle time, before request {where}")
             if stray is not None:
                 raise self._stray(proc, stray, op, seq, before=True)
-            data = f'{{"op":"{op}","seq":{seq}{extra}}}\n'.encode("utf-8", "backslashreplace")
-            try:
-                sent = proc.send(data, deadline)
-            except BrokenPipeError:
-                raise self._crashed(proc, where) from None
-            if not sent:
-                raise self._fault(proc, "timeout",
-                                  f"testee did not read request {where} within {timeout:g} s")
+            self._send(proc, op, seq, extra, deadline, timeout)
         with proc.cv:
             while True:
                 raw = proc.inflight.get(seq)
