@@ -28,6 +28,7 @@ from ..envelope import (
     Envelope,
     ErrorInfo,
     Violation,
+    ViolationCode,
     diff,
     encode,
     format_diff,
@@ -58,11 +59,21 @@ if TYPE_CHECKING:
     from hypothesis.stateful import RuleBasedStateMachine
     from hypothesis.strategies import SearchStrategy
 
-__all__ = ["KitSettings", "Namespace", "Rdq", "clauses_for_pointer", "params_of"]
+__all__ = [
+    "KitSettings", "Namespace", "Rdq", "clauses_for_pointer", "params_of", "skip_not_applicable",
+]
 
 _PRETTY_LIMIT = 6_000
 _ns_counter = itertools.count()
 _PROCESS_TOKEN = secrets.token_hex(4)  # for an Rdq built without a run token (the kit's tests)
+
+
+def skip_not_applicable(item: pytest.Item, reason: str) -> NoReturn:
+    """Skip ``item`` as not applicable: the report says ``not-applicable`` (the
+    ``rdq_not_applicable`` user property), which never makes a verdict incomplete."""
+    __tracebackhide__ = True
+    item.user_properties.append(("rdq_not_applicable", "1"))
+    pytest.skip(reason)
 
 
 def params_of(item: pytest.Item, label: str) -> dict[str, str]:
@@ -177,8 +188,7 @@ class Rdq:
         out-of-process testee). Reported ``not-applicable``: unlike a skip, it never makes
         the verdict incomplete. Never for a capability the plugin merely lacks."""
         __tracebackhide__ = True
-        self.item.user_properties.append(("rdq_not_applicable", "1"))
-        pytest.skip(reason)
+        skip_not_applicable(self.item, reason)
 
     # -- failing -------------------------------------------------------------
 
@@ -248,7 +258,7 @@ class Rdq:
                 isinstance(v, Violation) for v in violations
             ):
                 # The stdio bridge judged the testee's wire JSON (RDQ-RT-004).
-                clauses = sorted({c for v in violations for c in CODE_CLAUSES[v.code][0]})
+                clauses = sorted({c for v in violations for c in _clauses_of(v.code).split()})
                 detail = (
                     "RDQ-RT-004: what a plugin returns is a valid envelope in exact form "
                     f"(canonical wire JSON for testees); clauses broken: {' '.join(clauses)}"
@@ -448,6 +458,12 @@ class Rdq:
         )
 
 
+def _clauses_of(code: ViolationCode) -> str:
+    """The clauses a violation code breaks, space-separated ("" for a code the core
+    does not map)."""
+    return " ".join(CODE_CLAUSES.get(code, ((), ""))[0])
+
+
 def _copy_json(value: Any) -> Any:
     # Any depth (no recursion); not plain JSON (an invalid model): copy it anyway.
     return copy_json(value, copy.deepcopy)
@@ -582,16 +598,15 @@ class Namespace:
         if violations:
             lines = []
             for v in violations[:20]:
-                clauses = " ".join(CODE_CLAUSES.get(v.code, ((), ""))[0])
-                lines.append(f"  {v.pointer or '/'}: {v.code} [{clauses}]: {v.message}")
+                lines.append(f"  {v.pointer or '/'}: {v.code} [{_clauses_of(v.code)}]: "
+                             f"{v.message}")
             first = violations[0]
             rdq.fail(
                 f"{op} returned an invalid envelope (RDQ-RT-004: what a plugin returns is a "
                 f"valid envelope in exact model form){because}:",
                 detail="\n".join(lines),
                 envelopes=(expected,),
-                symptom=symptom_of_violation(
-                    first, " ".join(CODE_CLAUSES.get(first.code, ((), ""))[0]) or "C11", lines),
+                symptom=symptom_of_violation(first, _clauses_of(first.code) or "C11", lines),
             )
         differences = diff(expected, got)
         if differences:

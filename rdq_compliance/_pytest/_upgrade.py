@@ -46,7 +46,7 @@ from ..envelope import Envelope, InvalidEnvelope, decode, diff, encode, format_d
 from ..reporting import write_json
 from ..storage import StorageError
 from ..storage._discovery import STDIO, LoadedPlugin
-from ._context import _private_copy
+from ._context import _private_copy, skip_not_applicable
 from ._guard import OperationHung, PluginFault, describe_storage_error
 from ._options import path_option
 from ._runtime import PluginRuntime
@@ -350,9 +350,9 @@ class UpgradePlugin:
         """The saved corpus of ``--rdq-upgrade-check``; without it the test is skipped as
         not applicable (never a skip that makes the verdict incomplete)."""
         if self.saved is None:
-            request.node.user_properties.append(("rdq_not_applicable", "1"))
-            pytest.skip("applies to a run given --rdq-upgrade-check DIR only (C19: the "
-                        "corpus a previous release saved with --rdq-upgrade-save)")
+            skip_not_applicable(request.node, "applies to a run given --rdq-upgrade-check DIR "
+                                "only (C19: the corpus a previous release saved with "
+                                "--rdq-upgrade-save)")
         return self.saved
 
     # -- hooks (registered before the kit's own plugin: these run after its hooks) ------------
