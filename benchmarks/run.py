@@ -344,8 +344,8 @@ def bench_split(repeat: int, quick: bool) -> list[str]:
 def bench_codec(repeat: int, quick: bool) -> list[str]:
     import copy
 
+    from rdq_compliance import decode, diff, encode, validate
     from rdq_compliance._pytest._context import _private_copy
-    from rdq_compliance.envelope import decode, diff, encode, validate
 
     text = (ROOT / "fixtures" / "v1" / "valid" / "seed-example.json").read_text("utf-8")
     env = decode(text)
@@ -577,7 +577,7 @@ def _stdio_turns(quick: bool) -> list[str]:
     """One bridge request at a time, in this process: what a turn costs, and how much of
     it is waiting (wall − this process's CPU) — the most that pipelining a write and
     its read could save per round trip."""
-    from rdq_compliance.envelope import decode
+    from rdq_compliance import decode
     from rdq_compliance.storage._stdio import rdq_storage_open
 
     state = Path(tempfile.mkdtemp(prefix="rdq-bench-turns-"))

@@ -15,8 +15,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any, TextIO
 
-from .envelope import validate
 from .envelope._deep import loads
+from .envelope._validate import validate
 
 __all__ = ["register", "run"]
 

@@ -20,7 +20,10 @@ from typing import Any
 
 import rdq_compliance
 
-from .envelope import Envelope, JSONValue, ViolationCode, decode, parse_json
+from .envelope._codec import decode
+from .envelope._codes import ViolationCode
+from .envelope._json import parse_json
+from .envelope._model import Envelope, JSONValue
 
 __all__ = [
     "CorpusError",

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rdq_compliance import ViolationCode
 from rdq_compliance._corpus import (
     _ENTRY_KEYS,
     MANIFEST_FORMAT,
@@ -28,7 +29,6 @@ from rdq_compliance._corpus import (
     _reject_constant,
     corpus_dir,
 )
-from rdq_compliance.envelope import ViolationCode
 from rdq_compliance.envelope._deep import dumps as _deep_dumps
 from rdq_compliance.envelope._deep import loads as _deep_loads
 from rdq_compliance.envelope._limits import (

@@ -116,6 +116,32 @@ def test_example_plugins_use_only_the_public_api(plugin: str) -> None:
     assert bad == []
 
 
+def test_every_public_name_has_one_path() -> None:
+    """pluggy's style: one import path per public name. A name bound in two public
+    modules (``rdq_compliance.Envelope`` and ``rdq_compliance.envelope.Envelope``, say)
+    is two paths; names of private modules (``_model``) are implementation."""
+    import importlib
+    import types
+
+    public = sorted(
+        _module_name(p) for p in modules_under(PACKAGE)
+        if not any(part.startswith("_") for part in
+                   p.relative_to(REPO).with_suffix("").parts if part != "__init__")
+        and "suites" not in p.parts
+    )
+    paths: dict[tuple[str, int], list[str]] = {}
+    for name in public:
+        module = importlib.import_module(name)
+        for attr, value in vars(module).items():
+            if attr.startswith("_") or isinstance(value, types.ModuleType):
+                continue
+            if getattr(value, "__module__", name) == "typing" or attr == "annotations":
+                continue  # typing helpers and `from __future__ import annotations`
+            if attr in getattr(module, "__all__", [attr]):
+                paths.setdefault((attr, id(value)), []).append(f"{name}.{attr}")
+    assert [p for p in paths.values() if len(p) > 1] == []
+
+
 def test_the_public_surface_is_declared() -> None:
     import rdq_compliance
     import rdq_compliance.strategies
@@ -179,7 +205,8 @@ def test_the_core_loads_without_pytest_pluggy_or_hypothesis() -> None:
     import subprocess
 
     code = (
-        "import sys, rdq_compliance.envelope\n"
+        "import sys\n"
+        "from rdq_compliance import Envelope, decode, diff, encode, validate\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in "
         "('pytest', '_pytest', 'pluggy', 'hypothesis')))\n"
     )

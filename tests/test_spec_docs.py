@@ -17,10 +17,9 @@ from pathlib import Path
 import pytest
 
 import rdq_compliance
-from rdq_compliance import _corpus
+from rdq_compliance import CODE_CLAUSES, _corpus
 from rdq_compliance._requirements import REQUIREMENTS
 from rdq_compliance._spec import SPEC_FILES, clause_anchor, clause_target, spec_dir
-from rdq_compliance.envelope import CODE_CLAUSES
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "docs" / "spec"

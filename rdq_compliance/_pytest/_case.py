@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..envelope import Envelope, from_json, to_json
+from ..envelope._codec import from_json, to_json
 from ..envelope._deep import dumps as deep_dumps
 from ..envelope._deep import loads as deep_loads
+from ..envelope._model import Envelope
 from ..storage._discovery import STDIO, split_option_key
 
 __all__ = [

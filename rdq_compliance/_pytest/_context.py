@@ -22,23 +22,15 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import pytest
 
 from .._requirements import Requirement
-from ..envelope import (
-    CODE_CLAUSES,
-    Attempt,
-    Envelope,
-    ErrorInfo,
-    Violation,
-    ViolationCode,
-    diff,
-    encode,
-    format_diff,
-    to_json,
-    validate,
-)
 from ..envelope._clauses import clauses_for_pointer
+from ..envelope._codec import encode, to_json
+from ..envelope._codes import CODE_CLAUSES, ViolationCode
 from ..envelope._deep import copy_json
+from ..envelope._diff import diff, format_diff
+from ..envelope._model import Attempt, Envelope, ErrorInfo
+from ..envelope._validate import Violation, validate
 from ..reporting._causes import Symptom
-from ..storage import NAMESPACE_PATTERN, StorageError, StorageInfo
+from ..storage._protocol import NAMESPACE_PATTERN, StorageError, StorageInfo
 from ..storage._stdio import vouched_for
 from ._case import Case
 from ._guard import (

@@ -28,7 +28,7 @@ from typing import Any, NoReturn
 import pluggy
 
 from ..reporting._causes import Symptom
-from ..storage import ErrorCode, StorageError
+from ..storage._protocol import ErrorCode, StorageError
 
 __all__ = [
     "CheckFailed",

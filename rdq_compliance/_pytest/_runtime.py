@@ -15,8 +15,8 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..storage import Storage, StorageInfo, StorageUnavailable
 from ..storage._discovery import STDIO, LoadedPlugin
+from ..storage._protocol import Storage, StorageInfo, StorageUnavailable
 from ..storage._stdio import TesteeFault
 from ._guard import OperationHung, PluginFault, Runner, format_plugin_traceback
 

@@ -18,7 +18,7 @@ from datetime import datetime
 
 import pytest
 
-from ..storage import StorageInfo
+from ..storage._protocol import StorageInfo
 
 __all__ = ["RUN_KEY", "KitRun", "PluginUnderTest"]
 

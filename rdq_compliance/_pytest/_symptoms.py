@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from ..envelope import Difference, Violation
+from ..envelope._diff import Difference
+from ..envelope._validate import Violation
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 from ..reporting._causes import Symptom
 

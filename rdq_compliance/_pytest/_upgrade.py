@@ -42,10 +42,13 @@ import pytest
 from .. import __version__
 from .._corpus import corpus_hash as fixture_corpus_hash
 from .._corpus import valid_fixtures
-from ..envelope import Envelope, InvalidEnvelope, decode, diff, encode, format_diff
+from ..envelope._codec import decode, encode
+from ..envelope._diff import diff, format_diff
+from ..envelope._model import Envelope
+from ..envelope._validate import InvalidEnvelope
 from ..reporting import write_json
-from ..storage import StorageError
 from ..storage._discovery import STDIO, LoadedPlugin
+from ..storage._protocol import StorageError
 from ._context import _private_copy, skip_not_applicable
 from ._guard import OperationHung, PluginFault, describe_storage_error
 from ._options import path_option

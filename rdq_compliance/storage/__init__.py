@@ -1,29 +1,6 @@
-"""The storage-plugin interface: protocols, errors and the pluggy hooks."""
+"""The storage-plugin interface: protocols, errors, the pluggy hooks and discovery.
 
-from ._protocol import (
-    NAMESPACE_PATTERN,
-    Adapter,
-    Capability,
-    ErrorCode,
-    OptionSpec,
-    Storage,
-    StorageError,
-    StorageInfo,
-    StorageUnavailable,
-    require_envelope_version,
-)
-from .hookspecs import hookimpl
-
-__all__ = [
-    "NAMESPACE_PATTERN",
-    "Adapter",
-    "Capability",
-    "ErrorCode",
-    "OptionSpec",
-    "Storage",
-    "StorageError",
-    "StorageInfo",
-    "StorageUnavailable",
-    "hookimpl",
-    "require_envelope_version",
-]
+Implementation only: its public names are re-exported once, by :mod:`rdq_compliance`
+(``from rdq_compliance import Storage, hookimpl``); the hook specifications and their
+reference docs are in :mod:`rdq_compliance.storage.hookspecs`.
+"""

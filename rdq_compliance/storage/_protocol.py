@@ -13,7 +13,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from ..envelope import Envelope
+from ..envelope._model import Envelope
 
 __all__ = [
     "NAMESPACE_PATTERN",

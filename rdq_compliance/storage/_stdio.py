@@ -40,9 +40,11 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import IO, Any
 
-from ..envelope import Envelope, InvalidEnvelope, encode, from_json, parse_json
+from ..envelope._codec import encode, from_json
 from ..envelope._deep import dumps, loads
-from ..envelope._validate import validate_object
+from ..envelope._json import parse_json
+from ..envelope._model import Envelope
+from ..envelope._validate import InvalidEnvelope, validate_object
 from ._discovery import positive_seconds
 from ._protocol import ErrorCode, OptionSpec, StorageError, StorageInfo, StorageUnavailable
 from .hookspecs import hookimpl

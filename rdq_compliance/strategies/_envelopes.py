@@ -11,8 +11,9 @@ from hypothesis import assume
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ..envelope import Attempt, Envelope, ErrorInfo, JSONValue, Outcome, Status, encode
+from ..envelope._codec import encode
 from ..envelope._limits import MAX_ENVELOPE_BYTES, MAX_KNOWN_INT, MESSAGE_LIMIT, STACK_LIMIT
+from ..envelope._model import Attempt, Envelope, ErrorInfo, JSONValue, Outcome, Status
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS, format_timestamp
 from ._args import check_bool, check_bounds, check_collection, check_int
 from ._extremes import EXTREME_KINDS, pushed

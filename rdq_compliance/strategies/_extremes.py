@@ -23,8 +23,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ..envelope import Attempt, Envelope, JSONValue, encode
+from ..envelope._codec import encode
 from ..envelope._limits import MAX_ENVELOPE_BYTES
+from ..envelope._model import Attempt, Envelope, JSONValue
 from ._values import free_texts, json_values
 
 __all__ = ["EXTREME_KINDS", "pushed"]

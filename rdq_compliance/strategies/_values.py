@@ -11,7 +11,6 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from ..envelope import JSONValue, truncate_utf8
 from ..envelope._limits import (
     INT64_MAX,
     INT64_MIN,
@@ -19,6 +18,8 @@ from ..envelope._limits import (
     NAME_MAX_CHARS,
     TRUNCATION_MARKER,
 )
+from ..envelope._model import JSONValue
+from ..envelope._truncate import truncate_utf8
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 from ._args import check_bounds, check_collection, check_int
 

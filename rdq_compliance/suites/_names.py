@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rdq_compliance._pytest._context import Rdq
-from rdq_compliance.storage import NAMESPACE_PATTERN
+from rdq_compliance.storage._protocol import NAMESPACE_PATTERN
 
 __all__ = ["MAX_BASE", "PAIRS", "claimed_family", "family", "pair"]
 

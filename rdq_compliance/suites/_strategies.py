@@ -15,8 +15,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ..envelope import Attempt, Envelope, ErrorInfo, Outcome, Status
 from ..envelope._limits import MAX_KNOWN_INT
+from ..envelope._model import Attempt, Envelope, ErrorInfo, Outcome, Status
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 from ..strategies import (
     attempts,

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import pytest
 
 from .._requirements import get_requirement
-from ..envelope import Attempt, Envelope, ErrorInfo, Outcome, Status
+from ..envelope._model import Attempt, Envelope, ErrorInfo, Outcome, Status
 
 __all__ = ["T0", "base_envelope", "requirement", "ulid", "with_error"]
 

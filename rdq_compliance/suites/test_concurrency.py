@@ -33,7 +33,9 @@ from typing import Any
 from rdq_compliance._pytest._context import Namespace, Rdq
 from rdq_compliance._pytest._lanes import Lane, now_ns, run_lanes
 from rdq_compliance._pytest._profiles import derived_seed
-from rdq_compliance.envelope import Attempt, Envelope, ErrorInfo, Outcome, diff, encode
+from rdq_compliance.envelope._codec import encode
+from rdq_compliance.envelope._diff import diff
+from rdq_compliance.envelope._model import Attempt, Envelope, ErrorInfo, Outcome
 from rdq_compliance.suites._support import T0, base_envelope, requirement, ulid
 
 ROUNDS = {"quick": 8, "ci": 12, "thorough": 50}

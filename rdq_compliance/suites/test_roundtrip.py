@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from rdq_compliance._pytest._context import Rdq
-from rdq_compliance.envelope import Attempt, Envelope, ErrorInfo, Outcome, Status
 from rdq_compliance.envelope._limits import MAX_KNOWN_INT
+from rdq_compliance.envelope._model import Attempt, Envelope, ErrorInfo, Outcome, Status
 from rdq_compliance.strategies import envelopes, header_maps, ids, payloads
 from rdq_compliance.strategies._values import EPOCH, LAST_INSTANT
 from rdq_compliance.suites._strategies import (

@@ -15,16 +15,10 @@ from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, rule
 
 from rdq_compliance._pytest._context import Namespace, Rdq
-from rdq_compliance.envelope import (
-    MAX_ENVELOPE_BYTES,
-    Attempt,
-    Envelope,
-    ErrorInfo,
-    Outcome,
-    Status,
-    encode,
-    validate,
-)
+from rdq_compliance.envelope._codec import encode
+from rdq_compliance.envelope._limits import MAX_ENVELOPE_BYTES
+from rdq_compliance.envelope._model import Attempt, Envelope, ErrorInfo, Outcome, Status
+from rdq_compliance.envelope._validate import validate
 from rdq_compliance.storage._stdio import StdioStorage
 from rdq_compliance.strategies import envelopes, ids
 from rdq_compliance.suites._names import PAIRS, pair

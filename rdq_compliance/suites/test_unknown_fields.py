@@ -9,8 +9,8 @@ import pytest
 from hypothesis import strategies as st
 
 from rdq_compliance._pytest._context import Rdq
-from rdq_compliance.envelope import Envelope
 from rdq_compliance.envelope._limits import INT64_MAX, INT64_MIN
+from rdq_compliance.envelope._model import Envelope
 from rdq_compliance.envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 from rdq_compliance.strategies import ids, json_values, unknown_field_maps
 from rdq_compliance.suites._strategies import envelopes_with_extras_everywhere

@@ -12,8 +12,8 @@ import dataclasses
 import pytest
 
 from rdq_compliance._pytest._context import Namespace, Rdq
-from rdq_compliance.envelope import Envelope
-from rdq_compliance.storage import ErrorCode
+from rdq_compliance.envelope._model import Envelope
+from rdq_compliance.storage._protocol import ErrorCode
 from rdq_compliance.strategies import envelopes, envelopes_of_other_versions
 from rdq_compliance.suites._support import base_envelope, requirement
 

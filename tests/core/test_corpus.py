@@ -11,16 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from rdq_compliance import _corpus
+from rdq_compliance import ViolationCode, _corpus, decode, encode, json_equal, parse_json, validate
 from rdq_compliance._corpus import CorpusError, Fixture
-from rdq_compliance.envelope import (
-    ViolationCode,
-    decode,
-    encode,
-    json_equal,
-    parse_json,
-    validate,
-)
 from rdq_compliance.envelope._limits import (
     MAX_ENVELOPE_BYTES,
     MESSAGE_LIMIT,

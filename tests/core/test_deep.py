@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rdq_compliance.envelope import (
+from rdq_compliance import (
     MAX_ENVELOPE_BYTES,
     ViolationCode,
     decode,
@@ -334,7 +334,7 @@ def test_the_kit_handles_deep_envelopes(pytester: pytest.Pytester, levels: int) 
     text = deep_text(levels)
     pytester.makepyfile(
         test_deep_user=f'''
-from rdq_compliance.envelope import decode
+from rdq_compliance import decode
 from rdq_compliance.suites._support import requirement
 
 @requirement("RDQ-UF-007")

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from rdq_compliance.envelope import (
+from rdq_compliance import (
     Attempt,
     Difference,
     Envelope,
@@ -347,7 +347,7 @@ def test_long_values_keep_byte_length_and_first_difference() -> None:
 def test_clause_tags_follow_the_field() -> None:
     """Issue 14 item 2: the clause tag of a difference is the field's clause. A lost
     error.detail (value -> null) is C10, not C9; unknown fields are C10 at any level."""
-    from rdq_compliance.envelope import clauses_for_pointer
+    from rdq_compliance.envelope._clauses import clauses_for_pointer
 
     base = decode(SEED_TEXT)
     with_detail = _with_error(base, detail={"retry": [1, 2]})

@@ -7,7 +7,7 @@ import time
 import pytest
 from ulid import ULID
 
-from rdq_compliance.envelope import is_canonical_id, new_id
+from rdq_compliance import is_canonical_id, new_id
 from rdq_compliance.envelope._ids import parse_id
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rdq_compliance.envelope import InvalidEnvelope, ViolationCode, json_equal, parse_json
+from rdq_compliance import InvalidEnvelope, ViolationCode, json_equal, parse_json
 
 C = ViolationCode
 

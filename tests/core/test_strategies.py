@@ -24,8 +24,7 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from rdq_compliance import strategies as rs
-from rdq_compliance.envelope import (
+from rdq_compliance import (
     Attempt,
     Envelope,
     ErrorInfo,
@@ -38,6 +37,7 @@ from rdq_compliance.envelope import (
     truncate_utf8,
     validate,
 )
+from rdq_compliance import strategies as rs
 from rdq_compliance.envelope._limits import (
     INT64_MAX,
     INT64_MIN,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from rdq_compliance.envelope import (
+from rdq_compliance import (
     MESSAGE_LIMIT,
     STACK_LIMIT,
     TRUNCATION_MARKER,

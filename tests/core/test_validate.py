@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rdq_compliance.envelope import (
+from rdq_compliance import (
     Attempt,
     Envelope,
     ErrorInfo,

@@ -104,7 +104,7 @@ class TesteePlugin:
 
     @hookimpl
     def rdq_storage_open(self, options: Mapping[str, str]) -> Any:
-        from rdq_compliance.storage import _stdio  # the bridge under test (kit-internal)
+        from rdq_compliance.storage import _stdio
 
         resolved = {s.name: s.default or "" for s in _stdio.rdq_storage_options()}
         resolved.update(

@@ -23,12 +23,11 @@ from typing import Any
 
 import pytest
 
-from rdq_compliance import StorageInfo, hookimpl
+from rdq_compliance import StorageInfo, hookimpl, validate
 from rdq_compliance._pytest._guard import CheckFailed, OperationHung
 from rdq_compliance._pytest._lanes import Lane, run_lanes
 from rdq_compliance._pytest._runtime import PluginRuntime
 from rdq_compliance._requirements import get_requirement
-from rdq_compliance.envelope import validate
 from rdq_compliance.storage._discovery import LoadedPlugin, _new_manager
 from rdq_compliance.suites.test_concurrency import History, Key, Op, version
 

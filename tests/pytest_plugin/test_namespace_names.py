@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from rdq_compliance.storage import NAMESPACE_PATTERN
+from rdq_compliance import NAMESPACE_PATTERN
 from rdq_compliance.suites._names import _PAIRS, MAX_BASE, PAIRS, family
 
 

@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from rdq_compliance import StorageUnavailable
+from rdq_compliance import Difference, StorageUnavailable
 from rdq_compliance._pytest._case import save_case
 from rdq_compliance._pytest._context import clauses_for_pointer
 from rdq_compliance._pytest._guard import CheckFailed
 from rdq_compliance._pytest._runtime import _unavailable_message
-from rdq_compliance.envelope import Difference
 from rdq_compliance.reporting._causes import Symptom
 from rdq_compliance.storage._discovery import load_plugin
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from rdq_compliance import encode, validate
 from rdq_compliance._corpus import valid_fixtures
 from rdq_compliance._pytest._upgrade import DROPPED, KEPT_ROLES, build_corpus, expected_of
-from rdq_compliance.envelope import encode, validate
 
 
 def _texts(seed: int) -> list[tuple[str, str, str]]:

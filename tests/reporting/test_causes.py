@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from rdq_compliance import Difference
 from rdq_compliance._pytest._symptoms import pointer_pattern, symptom_of
-from rdq_compliance.envelope import Difference
 from rdq_compliance.reporting import TestResult, TestStatus, render_markdown, terminal_lines
 from rdq_compliance.reporting._causes import (
     SPEC_URL,
@@ -179,8 +179,8 @@ def test_markdown_reads_well_raw():
 def test_an_invalid_envelope_read_back_is_a_symptom_too():
     """RDQ-RT-004 (C6): a read that returns an invalid envelope (lower-case id, naive
     timestamps) has its first violation as the symptom, so it groups into a cause."""
+    from rdq_compliance import Violation, ViolationCode
     from rdq_compliance._pytest._symptoms import symptom_of_violation
-    from rdq_compliance.envelope import Violation, ViolationCode
 
     v = Violation(ViolationCode.ID_FORMAT, "/id", "'01j…' is not canonical ULID text")
     s = symptom_of_violation(v, "C6", ["  /id: ID_FORMAT [C6]: …"])

@@ -27,7 +27,7 @@ import pytest
 # runs of pytester (which drops modules imported by a run but not package attributes)
 from rdq_compliance._pytest import _state, reporting_plugin
 from rdq_compliance._requirements import get_requirement
-from rdq_compliance.storage import StorageInfo
+from rdq_compliance import StorageInfo
 
 LABEL = os.environ.get("FAKE_LABEL", "fake")
 
