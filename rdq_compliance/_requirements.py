@@ -2,7 +2,7 @@
 
 A requirement has a stable id (``RDQ-<FAMILY>-<NNN>``), a level, the clauses of
 the spec (``docs/spec/``) it enforces (``C<n>`` for clarifications.md, ``WE:<section>``
-for envelope.md; tests/test_spec_docs.py checks each has an anchor), the suite that
+for envelope.md; tests/test_spec.py checks each has an anchor), the suite that
 checks it and, when it only applies to plugins that declare a capability, that
 capability. ``docs/requirements.md`` is generated from this table
 (``python -m rdq_compliance._docgen``).

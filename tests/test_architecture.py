@@ -201,14 +201,25 @@ def test_no_import_cycles() -> None:
     assert cycles == []
 
 
-def test_the_core_loads_without_pytest_pluggy_or_hypothesis() -> None:
+@pytest.mark.parametrize(
+    ("imports", "forbidden"),
+    [
+        pytest.param("from rdq_compliance import Envelope, decode, diff, encode, validate",
+                     ("pytest", "_pytest", "pluggy", "hypothesis"), id="core"),
+        pytest.param("import rdq_compliance.reporting, rdq_compliance.reporting._cli",
+                     ("pytest", "_pytest", "hypothesis", "rdq_compliance.suites"),
+                     id="reporting"),
+    ],
+)
+def test_what_loads_at_runtime(imports: str, forbidden: tuple[str, ...]) -> None:
+    """What a layer pulls in when it runs, read off ``sys.modules`` in a fresh
+    interpreter (the static checks above miss an import done by a dependency)."""
     import subprocess
 
     code = (
-        "import sys\n"
-        "from rdq_compliance import Envelope, decode, diff, encode, validate\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('pytest', '_pytest', 'pluggy', 'hypothesis')))\n"
+        f"import sys\n{imports}\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {forbidden!r} "
+        f"or m.startswith({forbidden!r})))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()

@@ -18,6 +18,6 @@ def test_st010_is_not_applicable_to_testees_and_applies_to_adapters() -> None:
                   focus={testee: ["RDQ-ST-010"], adapter: ["RDQ-ST-010"]})
     assert res.statuses(testee)["RDQ-ST-010"] == "not-applicable", res.describe()
     assert res.statuses(adapter)["RDQ-ST-010"] == "failed", res.describe()
-    # (A full run of a correct testee stays compliant: tests/plugins/test_kit_runs.py.)
+    # (A full run of a correct testee stays compliant: tests/plugins_example/test_kit_runs.py.)
     reasons = [r for r in res.plugin(testee)["requirements"] if r["id"] == "RDQ-ST-010"]
     assert "Python adapters" in (reasons[0]["reason"] or ""), reasons

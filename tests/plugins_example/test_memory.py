@@ -10,7 +10,7 @@ import rdq_plugin_memory
 
 from rdq_compliance import Storage, StorageInfo
 
-from . import (
+from ._contract import (
     AWKWARD_JSON,
     ID_A,
     INT64_MAX,

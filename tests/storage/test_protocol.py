@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from rdq_compliance import ErrorCode, StorageError, decode, require_envelope_version
-from tests.core._envelopes import SEED_TEXT
+from tests.envelope._envelopes import SEED_TEXT
 
 
 @pytest.mark.parametrize("version", [0, 2, 2**31 - 1, True])

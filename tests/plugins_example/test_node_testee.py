@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from . import AWKWARD_JSON, ID_A, ID_B, INT64_MAX, INT64_MIN, _json_diff
+from ._contract import AWKWARD_JSON, ID_A, ID_B, INT64_MAX, INT64_MIN, _json_diff
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTEE = ROOT / "plugins_example" / "node" / "testee.js"

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from rdq_compliance._requirements import REQUIREMENTS, Level
-from tests.pytest_plugin._standin import run
+from tests._pytest._standin import run
 
 ROUNDTRIP = ("-k", "test_payload_bytes_are_kept and empty")  # one small round trip
 # Every MUST requirement: a plugin that cannot be opened tests none of them.

@@ -13,7 +13,7 @@ from rdq_compliance.storage._discovery import (
     load_plugin,
     resolve_options,
 )
-from tests.pytest_plugin._standin import STANDIN, install_fake_dist
+from tests._pytest._standin import STANDIN, install_fake_dist
 
 
 @pytest.fixture

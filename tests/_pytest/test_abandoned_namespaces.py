@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from tests.pytest_plugin._standin import run
+from tests._pytest._standin import run
 
 TWO_TESTS = ("-k", "test_payload_bytes_are_kept and (empty or one-byte)")
 ONE_TEST = ("-k", "test_payload_bytes_are_kept and empty")

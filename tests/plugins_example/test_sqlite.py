@@ -17,7 +17,7 @@ import rdq_plugin_sqlite
 
 from rdq_compliance import Capability, Storage, StorageUnavailable
 
-from . import (
+from ._contract import (
     ID_A,
     ID_B,
     ID_C,
@@ -180,7 +180,7 @@ WORKER = textwrap.dedent(
     """
     import sys
     import rdq_plugin_sqlite
-    from tests.plugins import awkward_envelope, minimal_envelope, assert_same
+    from tests.plugins_example._contract import awkward_envelope, minimal_envelope, assert_same
     path, ns, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     storage = rdq_plugin_sqlite.rdq_storage_open({"path": path})
     adapter = storage.open(ns)

@@ -39,7 +39,7 @@ def ids(fixtures: list[Fixture]) -> list[str]:
 
 
 def test_corpus_dir_is_the_source_tree_in_an_editable_install() -> None:
-    assert _corpus.corpus_dir() == Path(__file__).resolve().parents[2] / "fixtures"
+    assert _corpus.corpus_dir() == Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def test_manifest_lists_exactly_the_files_on_disk() -> None:

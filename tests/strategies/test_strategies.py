@@ -521,7 +521,7 @@ def _shares_alone(extremes: float, examples: int) -> dict[str, float]:
     already imported into what it generates, so in a worker that ran other tests the
     shares drift (history fell to 0.3% once under xdist): measured alone, derandomized,
     they are the same on every run."""
-    code = ("import json, sys; from tests.core.test_strategies import _shares; "
+    code = ("import json, sys; from tests.strategies.test_strategies import _shares; "
             f"print(json.dumps(_shares({extremes!r}, {examples!r})))")
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rdq_compliance._pytest._case import MASKED, mask_secrets, replay_command
-from tests.pytest_plugin._standin import run
+from tests._pytest._standin import run
 
 ONE_EXAMPLE = ("-k", "test_timestamp_keeps_milliseconds and leap")
 

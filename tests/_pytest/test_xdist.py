@@ -10,7 +10,7 @@ from collections import defaultdict
 import pytest
 
 from rdq_compliance import NAMESPACE_PATTERN
-from tests.pytest_plugin._standin import run
+from tests._pytest._standin import run
 
 
 def test_two_workers_use_disjoint_namespaces_and_drop_them(kit: pytest.Pytester) -> None:

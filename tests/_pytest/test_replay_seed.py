@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from rdq_compliance.suites._names import PAIRS
-from tests.pytest_plugin._standin import run
+from tests._pytest._standin import run
 
 
 def _case_files(root: Path, test: str) -> list[Path]:

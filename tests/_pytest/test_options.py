@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.pytest_plugin._standin import run
+from tests._pytest._standin import run
 
 # One fast kit test per run unless a test needs more.
 ONE = ("-k", "test_missing_id_reads_as_nothing")

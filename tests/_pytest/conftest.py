@@ -10,7 +10,7 @@ import pytest
 import rdq_compliance._pytest.kit
 import rdq_compliance.strategies
 import rdq_compliance.suites._strategies  # noqa: F401
-from tests.pytest_plugin._standin import STANDIN, install_fake_dist
+from tests._pytest._standin import STANDIN, install_fake_dist
 
 
 @pytest.fixture

@@ -94,7 +94,7 @@ def test_node_testee_is_compliant_through_the_stdio_bridge(tmp_path: Path) -> No
 # The kit names every namespace of one run "t" + the run's token (in the report) + the
 # xdist worker number + "w" + a counter in hex (Rdq.new_name). Only the objects of the
 # run under test count: other kit runs on the same servers (another clone's CI, the other
-# xdist worker's tests of tests/plugins/test_<server>.py) create and drop theirs meanwhile.
+# xdist worker's tests of tests/plugins_example/test_<server>.py) create and drop theirs meanwhile.
 
 
 def _kit_objects(names: Iterable[str], token: str) -> set[str]:

@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 
 from rdq_compliance._cli_validate import register
-
-from ._envelopes import SEED_TEXT, mutate, seed
+from tests.envelope._envelopes import SEED_TEXT, mutate, seed
 
 COMPACT = json.dumps(seed())
 BAD_QUEUE = json.dumps(mutate(seed(), {"/queue": "Bad"}))
