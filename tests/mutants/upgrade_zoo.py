@@ -2,7 +2,7 @@
 
 An upgrade needs two kit runs (``--rdq-upgrade-save`` with the previous release,
 ``--rdq-upgrade-check`` with the new one), so these entries live apart from
-``zoo.ENTRIES``, whose harness makes one run per batch; ``tests/plugins_example/test_upgrade.py``
+``zoo.ENTRIES``, whose harness makes one run per batch; ``tests/mutants/test_upgrade_zoo.py``
 runs both and checks each verdict. Every entry comes in two forms:
 
 - a Python plugin: the sqlite example (``plugins_example/sqlite``) with one step of its
