@@ -6,7 +6,9 @@ it without Python; ``fixtures/README.md`` documents the layout. This module
 reads it for the kit; the tooling that keeps it tidy (formatter, generator) is a
 development tool, ``python -m tests.corpus_tool``, not part of the runtime package.
 
-It imports neither pytest, pluggy nor Hypothesis.
+It imports neither pytest, pluggy nor Hypothesis; ``jsonschema`` (the manifest's
+shape is ``manifest.schema.json``, shipped beside it) only when it first loads the
+manifest.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import rdq_compliance
 
 from .envelope._codec import decode
 from .envelope._codes import ViolationCode
+from .envelope._deep import short_repr
 from .envelope._json import parse_json
 from .envelope._model import Envelope, JSONValue
 
@@ -32,15 +35,20 @@ __all__ = [
     "corpus_hash",
     "invalid_fixtures",
     "load_manifest",
+    "manifest_schema",
     "valid_fixtures",
 ]
 
 MANIFEST_NAME = "manifest.json"
+MANIFEST_SCHEMA_NAME = "manifest.schema.json"
+"""The manifest's JSON Schema, beside it in the corpus (``fixtures/`` and the wheel's
+``rdq_compliance/_fixtures``): the reference for the manifest's shape."""
 MANIFEST_FORMAT = 1
 
 # The formatter writes known fields in the codec's canonical order (ENVELOPE_FIELDS,
 # ATTEMPT_FIELDS, ERROR_FIELDS: the spec's concrete envelope), then unknown fields sorted.
 
+# The order the formatter writes an entry's keys in: the schema's (a test holds them equal).
 _ENTRY_KEYS = (
     "id", "file", "envelope_version", "valid", "description", "clauses",
     "expected_code", "expected_pointer", "raw", "canonical", "generated",
@@ -58,8 +66,8 @@ class Fixture:
     ``raw`` fixtures are kept byte for byte (the formatter never rewrites them);
     ``canonical`` is false when the file leaves out optional known fields (C9),
     so its JSON differs from the canonical encoding by those ``null`` fields;
-    ``generated`` fixtures are written by ``python -m rdq_compliance._corpus
-    generate`` and must not be edited by hand.
+    ``generated`` fixtures are written by ``python -m tests.corpus_tool generate``
+    and must not be edited by hand.
     """
 
     id: str
@@ -157,48 +165,135 @@ def _hash(directory: Path) -> str:
 def _load(directory: Path) -> tuple[Fixture, ...]:
     path = directory / MANIFEST_NAME
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise CorpusError(f"cannot read the fixture manifest {path}: {exc}") from exc
+    try:
+        manifest = json.loads(text, object_pairs_hook=functools.partial(_unique_keys, path))
     except ValueError as exc:
         raise CorpusError(f"the fixture manifest {path} is not valid JSON: {exc}") from exc
-    if not isinstance(manifest, dict) or manifest.get("format") != MANIFEST_FORMAT:
-        raise CorpusError(
-            f"{path}: expected an object with format={MANIFEST_FORMAT!r}, "
-            f"got format={manifest.get('format') if isinstance(manifest, dict) else None!r}"
-        )
-    entries = manifest.get("fixtures")
-    if not isinstance(entries, list):
-        raise CorpusError(f"{path}: 'fixtures' must be a list, got {type(entries).__name__}")
+    _check_schema(path, manifest)
+    # What the schema cannot say: id and file agree with the entry, codes come from the
+    # core, files exist, ids are unique.
     fixtures: list[Fixture] = []
     seen: set[str] = set()
-    for index, entry in enumerate(entries):
+    for index, entry in enumerate(manifest["fixtures"]):
         fixture = _fixture_from_entry(directory, path, index, entry)
         if fixture.id in seen:
-            raise CorpusError(f"{path}: fixture id {fixture.id!r} appears twice")
+            raise CorpusError(
+                f"{path}: fixtures[{index}] (id={fixture.id!r}): the id appears twice; "
+                "give each fixture its own id"
+            )
         seen.add(fixture.id)
         fixtures.append(fixture)
     return tuple(fixtures)
 
 
-def _fixture_from_entry(directory: Path, path: Path, index: int, entry: object) -> Fixture:
-    where = f"{path}: fixtures[{index}]"
-    if not isinstance(entry, dict):
-        raise CorpusError(f"{where}: expected an object, got {type(entry).__name__}")
-    missing = [key for key in _ENTRY_KEYS if key not in entry]
-    if missing:
-        raise CorpusError(f"{where} (id={entry.get('id')!r}): missing keys {missing}")
-    types: dict[str, Any] = {
-        "id": str, "file": str, "envelope_version": int, "valid": bool, "description": str,
-        "clauses": list, "raw": bool, "canonical": bool, "generated": bool,
-    }  # fmt: skip
-    for key, expected in types.items():
-        value = entry[key]
-        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-            raise CorpusError(
-                f"{where} (id={entry['id']!r}): {key}={value!r} should be {expected.__name__}"
-            )
+def manifest_schema() -> dict[str, Any]:
+    """The manifest's JSON Schema, ``manifest.schema.json`` beside the kit's own manifest
+    (shipped with the corpus): the reference for the manifest's shape."""
+    schema: dict[str, Any] = json.loads(
+        (corpus_dir() / MANIFEST_SCHEMA_NAME).read_text(encoding="utf-8")
+    )
+    return schema
+
+
+@functools.cache
+def _validator() -> Any:
+    # Imported on the first manifest load, never by `import rdq_compliance`: about 30 ms
+    # of CPU to import and 25 ms to check the 222 entries, once per process.
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(manifest_schema())
+
+
+def _check_schema(path: Path, manifest: object) -> None:
+    errors = list(_validator().iter_errors(manifest))
+    if not errors:
+        return
+    import jsonschema
+
+    # The first broken entry (the manifest's own keys before any entry), and of its
+    # errors the one jsonschema ranks first.
+    first = min(_entry_index(e) for e in errors)
+    error = jsonschema.exceptions.best_match(e for e in errors if _entry_index(e) == first)
+    raise CorpusError(_schema_message(path, manifest, error))
+
+
+def _entry_index(error: Any) -> int:
+    where = list(error.absolute_path)
+    return where[1] if len(where) > 1 and where[0] == "fixtures" else -1
+
+
+_JSON_TYPES = {"object": "an object", "array": "an array", "string": "a string",
+               "integer": "an integer", "boolean": "true or false", "null": "null"}
+
+
+def _schema_message(path: Path, manifest: Any, error: Any) -> str:
+    """One line: the manifest, the entry (index, id), the field, its value, the rule."""
+    where, field = f"{path}", list(error.absolute_path)
+    index = _entry_index(error)
+    if index >= 0:
+        entry = manifest["fixtures"][index]
+        fid = entry.get("id") if isinstance(entry, dict) else None
+        where += f": fixtures[{index}] (id={fid!r})"
+        field = field[2:]
+    name = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in field).lstrip(".")
+    rule, value = error.validator, error.validator_value
+    shown = f"{name}={_short(error.instance)}"
+    if rule == "required":
+        problem = f"missing keys {[key for key in value if key not in error.instance]}"
+    elif rule == "additionalProperties":
+        known = error.schema.get("properties", {})
+        problem = (f"unknown keys {[key for key in error.instance if key not in known]}; "
+                   f"the keys are {list(known)}")
+    elif not name and rule == "type":
+        problem = f"expected {_JSON_TYPES.get(value, value)}, got {type(error.instance).__name__}"
+    elif rule == "type":
+        types = [value] if isinstance(value, str) else value
+        problem = f"{shown} should be {' or '.join(_JSON_TYPES.get(t, t) for t in types)}"
+    elif rule == "const":
+        problem = f"{shown} should be {value!r}"
+    elif rule == "pattern":
+        problem = f"{shown} does not match {value!r}"
+    elif rule in ("minLength", "minItems"):
+        problem = f"{shown} must not be empty"
+    elif rule == "minimum":
+        problem = f"{shown} should be at least {value!r}"
+    else:  # a rule added to the schema later: jsonschema's own words
+        problem = f"{shown}: {error.message}"
+    # A field's description says what is expected (the manifest's and an entry's own
+    # describe the whole, no help for one key).
+    hint = error.schema.get("description") if name and isinstance(error.schema, dict) else None
+    return f"{where}: {problem}" + (f"; {hint}" if hint else "")
+
+
+def _short(value: object, limit: int = 80) -> str:
+    text = short_repr(value, limit)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _unique_keys(path: Path, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # json.loads keeps the last of two equal keys; a manifest must not hide one.
+    dup = _duplicate_key(pairs)
+    if dup is not None:
+        fid = dict(pairs).get("id")
+        within = f" (the object with id={fid!r})" if isinstance(fid, str) else ""
+        raise CorpusError(f"{path}: key {dup!r} appears twice in one object{within}; keep one")
+    return dict(pairs)
+
+
+def _duplicate_key(pairs: list[tuple[str, Any]]) -> str | None:
+    keys = [key for key, _ in pairs]
+    if len(set(keys)) == len(keys):
+        return None
+    return next(key for key in keys if keys.count(key) > 1)
+
+
+def _fixture_from_entry(directory: Path, path: Path, index: int, entry: dict[str, Any]) -> Fixture:
+    """An entry the schema accepted, checked for what the schema cannot express."""
     fid, file = entry["id"], entry["file"]
+    where = f"{path}: fixtures[{index}]"
     kind = "valid" if entry["valid"] else "invalid"
     version = entry["envelope_version"]
     stem = file.rsplit("/", 1)[-1].removesuffix(".json")
@@ -207,22 +302,12 @@ def _fixture_from_entry(directory: Path, path: Path, index: int, entry: object) 
             f"{where}: id={fid!r} and file={file!r} do not match; expected "
             f"id 'v{version}.{kind}.<slug>' and file 'v{version}/{kind}/<slug>.json'"
         )
-    code, pointer = entry["expected_code"], entry["expected_pointer"]
-    if entry["valid"]:
-        if code is not None or pointer is not None:
-            raise CorpusError(f"{where} (id={fid!r}): a valid fixture has no expected_code/pointer")
-    else:
-        if code not in set(ViolationCode):
-            raise CorpusError(
-                f"{where} (id={fid!r}): expected_code={code!r} is not a ViolationCode"
-            )
-        if not isinstance(pointer, str) or (pointer and not pointer.startswith("/")):
-            raise CorpusError(
-                f"{where} (id={fid!r}): expected_pointer={pointer!r} is not a JSON pointer"
-            )
-    clauses = entry["clauses"]
-    if not clauses or not all(isinstance(c, str) and c for c in clauses):
-        raise CorpusError(f"{where} (id={fid!r}): clauses={clauses!r} must be non-empty strings")
+    code = entry["expected_code"]
+    if not entry["valid"] and code not in set(ViolationCode):
+        raise CorpusError(
+            f"{where} (id={fid!r}): expected_code={code!r} is not a ViolationCode; use one "
+            "of rdq_compliance.ViolationCode"
+        )
     fixture_path = directory / file
     if not fixture_path.is_file():
         raise CorpusError(
@@ -235,9 +320,9 @@ def _fixture_from_entry(directory: Path, path: Path, index: int, entry: object) 
         envelope_version=version,
         valid=entry["valid"],
         description=entry["description"],
-        clauses=tuple(clauses),
+        clauses=tuple(entry["clauses"]),
         expected_code=code,
-        expected_pointer=pointer,
+        expected_pointer=entry["expected_pointer"],
         raw=entry["raw"],
         canonical=entry["canonical"],
         generated=entry["generated"],
@@ -249,12 +334,10 @@ def _fixture_from_entry(directory: Path, path: Path, index: int, entry: object) 
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result = dict(pairs)
-    if len(result) != len(pairs):
-        keys = [key for key, _ in pairs]
-        dup = next(key for key in keys if keys.count(key) > 1)
+    dup = _duplicate_key(pairs)
+    if dup is not None:
         raise ValueError(f"duplicate key {dup!r} (a fixture with duplicate keys must be raw)")
-    return result
+    return dict(pairs)
 
 
 def _reject_constant(name: str) -> Any:

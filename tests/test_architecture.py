@@ -224,3 +224,35 @@ def test_what_loads_at_runtime(imports: str, forbidden: tuple[str, ...]) -> None
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+BRIDGE = PACKAGE / "storage" / "_stdio.py"
+BRIDGE_ALLOWED = ("rdq_compliance.envelope", "rdq_compliance.storage._protocol",
+                  "rdq_compliance.storage.hookspecs")
+
+
+def test_the_stdio_bridge_sits_on_the_protocol_and_the_core() -> None:
+    """The bridge is a plugin like any other: it imports the standard library, the
+    envelope core, the storage protocol and the hook markers, nothing of discovery
+    or the pytest layer (function-local imports included: ``imports`` walks it all)."""
+    assert offenders([BRIDGE], BRIDGE_ALLOWED) == []
+
+
+def test_what_the_stdio_bridge_loads_at_runtime() -> None:
+    """Importing the bridge in a fresh interpreter loads, of the kit, only the package
+    ``__init__`` (with what it binds eagerly: ``_spec``, ``_version``), the storage
+    package, the core and the modules the bridge names; no pytest or Hypothesis."""
+    import subprocess
+
+    code = (
+        "import sys\nimport rdq_compliance.storage._stdio\n"
+        "print('\\n'.join(sorted(m for m in sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    package_itself = {"rdq_compliance", "rdq_compliance._spec", "rdq_compliance._version",
+                      "rdq_compliance.storage", "rdq_compliance.storage._stdio"}
+    kit = [m for m in out if m.split(".")[0] == "rdq_compliance" and m not in package_itself
+           and not any(m == a or m.startswith(a + ".") for a in BRIDGE_ALLOWED)]
+    assert kit == []
+    assert [m for m in out if m.split(".")[0] in ("pytest", "_pytest", "hypothesis")] == []

@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
+import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -25,6 +28,7 @@ FIXTURES = _corpus.load_manifest()
 VALID = _corpus.valid_fixtures()
 INVALID = _corpus.invalid_fixtures()
 SPEC = Path("/work/shared/spec/wire-envelope.txt")
+REPO = Path(__file__).resolve().parents[1]
 
 
 def by_id(fixture_id: str) -> Fixture:
@@ -47,7 +51,7 @@ def test_manifest_lists_exactly_the_files_on_disk() -> None:
     on_disk = {
         p.relative_to(root).as_posix()
         for p in root.rglob("*")
-        if p.is_file() and p.name not in {"manifest.json", "README.md"}
+        if p.is_file() and p.name not in {"manifest.json", "manifest.schema.json", "README.md"}
     }
     listed = {f.file for f in FIXTURES}
     assert on_disk - listed == set(), "orphan files not in manifest.json"
@@ -331,3 +335,202 @@ def test_unknown_directory_is_a_usage_error(
 ) -> None:
     assert corpus_tool.main(["--dir", str(tmp_path), "format", "--check"]) == 2
     assert "holds no manifest.json" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- the manifest's schema
+
+
+def test_the_manifest_schema_is_a_valid_schema_and_lists_the_formatters_keys() -> None:
+    import jsonschema
+
+    schema = _corpus.manifest_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    entry = schema["$defs"]["entry"]
+    # One list of keys: the schema's, which the formatter's order (_ENTRY_KEYS) follows.
+    assert tuple(entry["required"]) == tuple(entry["properties"]) == _corpus._ENTRY_KEYS
+
+
+def _edit(index: int | None, key: str | None, value: object) -> object:
+    """A change to the mini manifest: set (or with ``...`` delete) ``key`` of entry
+    ``index``, or of the manifest itself when ``index`` is None; with ``key`` None,
+    replace the entry (or the manifest) by ``value``."""
+    return index, key, value
+
+
+# Mini corpus: fixtures[0] is v1.invalid.version-2, fixtures[1] v1.valid.payload-empty.
+SCHEMA_RULES = [
+    # (the schema keyword the case rests on, the change, what the one-line error says)
+    (("type",), _edit(None, None, []), r"manifest.json: expected an object, got list$"),
+    (("$defs", "entry", "type"), _edit(1, None, "x"),
+     r"manifest.json: fixtures\[1\] \(id=None\): expected an object, got str$"),
+    (("properties", "format", "const"), _edit(None, "format", 2),
+     r": format=2 should be 1; the format this schema and this kit read$"),
+    (("additionalProperties",), _edit(None, "extra", 1), r": unknown keys \['extra'\]"),
+    (("required",), _edit(None, "fixtures", ...), r": missing keys \['fixtures'\]"),
+    (("properties", "fixtures", "type"), _edit(None, "fixtures", {}),
+     r": fixtures=\{\} should be an array"),
+    (("$defs", "entry", "required"), _edit(1, "raw", ...),
+     r"fixtures\[1\] \(id='v1.valid.payload-empty'\): missing keys \['raw'\]"),
+    (("$defs", "entry", "additionalProperties"), _edit(1, "note", "x"),
+     r"fixtures\[1\] \(id='v1.valid.payload-empty'\): unknown keys \['note'\]"),
+    (("$defs", "entry", "properties", "id", "pattern"), _edit(1, "id", "v1.valid.Payload_Empty"),
+     r"\(id='v1.valid.Payload_Empty'\): id='v1.valid.Payload_Empty' does not match .*; "
+     r"expected v<version>"),
+    (("$defs", "entry", "properties", "file", "pattern"),
+     _edit(1, "file", "v1/valid/payload-empty.txt"),
+     r"file='v1/valid/payload-empty.txt' does not match"),
+    (("$defs", "entry", "properties", "envelope_version", "type"),
+     _edit(1, "envelope_version", "1"), r"envelope_version='1' should be an integer"),
+    (("$defs", "entry", "properties", "envelope_version", "minimum"),
+     _edit(1, "envelope_version", -1), r"envelope_version=-1 should be at least 0"),
+    # (on the invalid entry: a non-boolean `valid` takes the schema's `else` branch)
+    (("$defs", "entry", "properties", "valid", "type"), _edit(0, "valid", 0),
+     r"valid=0 should be true or false"),
+    (("$defs", "entry", "properties", "description", "type"), _edit(1, "description", None),
+     r"description=None should be a string"),
+    (("$defs", "entry", "properties", "description", "minLength"), _edit(1, "description", ""),
+     r"description='' must not be empty"),
+    (("$defs", "entry", "properties", "clauses", "type"), _edit(1, "clauses", "C7"),
+     r"clauses='C7' should be an array"),
+    (("$defs", "entry", "properties", "clauses", "minItems"), _edit(1, "clauses", []),
+     r"clauses=\[\] must not be empty"),
+    (("$defs", "entry", "properties", "clauses", "items", "type"), _edit(1, "clauses", [7]),
+     r"clauses\[0\]=7 should be a string"),
+    (("$defs", "entry", "properties", "clauses", "items", "minLength"),
+     _edit(1, "clauses", [""]), r"clauses\[0\]='' must not be empty"),
+    (("$defs", "entry", "properties", "expected_pointer", "pattern"),
+     _edit(0, "expected_pointer", "envelope_version"),
+     r"fixtures\[0\] \(id='v1.invalid.version-2'\): expected_pointer='envelope_version' does "
+     r"not match .*; expected an RFC 6901 JSON pointer"),
+    (("$defs", "entry", "properties", "expected_pointer", "pattern"),
+     _edit(0, "expected_pointer", "/a~2b"), r"expected_pointer='/a~2b' does not match"),
+    (("$defs", "entry", "then", "properties", "expected_code", "type"),
+     _edit(1, "expected_code", "QUEUE_CHARSET"),
+     r"expected_code='QUEUE_CHARSET' should be null; a valid fixture has no expected_code"),
+    (("$defs", "entry", "then", "properties", "expected_pointer", "type"),
+     _edit(1, "expected_pointer", ""),
+     r"expected_pointer='' should be null; a valid fixture has no expected_pointer"),
+    (("$defs", "entry", "else", "properties", "expected_code", "type"),
+     _edit(0, "expected_code", None),
+     r"expected_code=None should be a string; an invalid fixture names its one violation code"),
+    (("$defs", "entry", "else", "properties", "expected_pointer", "type"),
+     _edit(0, "expected_pointer", None), r"expected_pointer=None should be a string; an invalid"),
+    *[
+        (("$defs", "entry", "properties", key, "type"), _edit(1, key, "yes"),
+         rf"{key}='yes' should be true or false")
+        for key in ("raw", "canonical", "generated")
+    ],
+]
+
+
+def _changed_manifest(root: Path, change: object) -> object:
+    index, key, value = change  # type: ignore[misc]
+    manifest = json.loads((root / "manifest.json").read_text("utf-8"))
+    if key is None and index is None:
+        return value  # type: ignore[return-value]
+    if key is None:
+        manifest["fixtures"][index] = value
+        return manifest  # type: ignore[no-any-return]
+    target = manifest if index is None else manifest["fixtures"][index]
+    if value is ...:
+        del target[key]
+    else:
+        target[key] = value
+    return manifest
+
+
+@pytest.mark.parametrize(("rule", "change", "message"), SCHEMA_RULES,
+                         ids=["/".join(rule[-3:]) + f"-{n}" for n, (rule, _, _) in
+                              enumerate(SCHEMA_RULES)])
+def test_each_schema_rule_gives_a_one_line_error_and_is_what_catches_it(
+    tmp_path: Path, rule: tuple[str, ...], change: object, message: str
+) -> None:
+    import jsonschema
+
+    root = _mini_corpus(tmp_path, ["v1.invalid.version-2", "v1.valid.payload-empty"])
+    manifest = _changed_manifest(root, change)
+    (root / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(CorpusError) as caught:
+        _corpus.load_manifest(root)
+    text = str(caught.value)
+    assert text.startswith(f"{root / 'manifest.json'}: ") and "\n" not in text, text
+    assert re.search(message, text), text
+    # Loosened by this one keyword, the schema lets the change through: the case rests
+    # on the rule it names (and the rule is not dead).
+    loose = _corpus.manifest_schema()
+    parent = loose
+    for part in rule[:-1]:
+        parent = parent[part]
+    del parent[rule[-1]]
+    assert not jsonschema.Draft202012Validator(_corpus.manifest_schema()).is_valid(manifest)
+    assert jsonschema.Draft202012Validator(loose).is_valid(manifest)
+
+
+def test_a_key_given_twice_in_the_manifest_is_an_error(tmp_path: Path) -> None:
+    root = _mini_corpus(tmp_path, ["v1.valid.payload-empty"])
+    path = root / "manifest.json"
+    text = path.read_text("utf-8")
+    path.write_text(text.replace('"raw": false,', '"raw": true, "raw": false,', 1), "utf-8")
+    with pytest.raises(CorpusError, match=r"manifest.json: key 'raw' appears twice in one "
+                       r"object \(the object with id='v1.valid.payload-empty'\); keep one"):
+        _corpus.load_manifest(root)
+
+
+def test_an_id_given_twice_is_an_error(tmp_path: Path) -> None:
+    root = _mini_corpus(tmp_path, ["v1.valid.payload-empty"])
+    manifest = json.loads((root / "manifest.json").read_text("utf-8"))
+    manifest["fixtures"].append(manifest["fixtures"][0])
+    (root / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"manifest.json: fixtures\[1\] \(id='v1.valid.payload-"
+                       r"empty'\): the id appears twice; give each fixture its own id"):
+        _corpus.load_manifest(root)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("id", "v1.valid.payload-other"), ("file", "v1/invalid/payload-empty.json"),
+     ("envelope_version", 2), ("valid", False)],
+)
+def test_id_and_file_must_name_the_entrys_version_kind_and_slug(
+    tmp_path: Path, key: str, value: object
+) -> None:
+    root = _mini_corpus(tmp_path, ["v1.valid.payload-empty"])
+    manifest = json.loads((root / "manifest.json").read_text("utf-8"))
+    manifest["fixtures"][0][key] = value
+    if key == "valid":  # an invalid fixture's own fields, so that only the kind disagrees
+        manifest["fixtures"][0].update(expected_code="ID_FORMAT", expected_pointer="/id")
+    (root / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"manifest.json: fixtures\[0\]: id='v1.valid.payload-"
+                       r"[a-z]+' and file='v1/[a-z]+/payload-empty.json' do not match"):
+        _corpus.load_manifest(root)
+
+
+def test_jsonschema_is_imported_on_the_first_manifest_load_only() -> None:
+    code = (
+        "import sys\nimport rdq_compliance, rdq_compliance._corpus as c\n"
+        "print('jsonschema' in sys.modules)\nc.load_manifest()\n"
+        "print('jsonschema' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False", "True"]
+
+
+def test_the_wheel_ships_the_manifest_schema_and_the_loader_finds_it(tmp_path: Path) -> None:
+    """Build the wheel (hatchling, in-process): the schema rides with the corpus
+    (``fixtures`` -> ``rdq_compliance/_fixtures``) and the unpacked wheel validates its
+    manifest with it."""
+    wheel_builder = pytest.importorskip("hatchling.builders.wheel")
+    built = list(wheel_builder.WheelBuilder(str(REPO)).build(
+        directory=str(tmp_path / "dist"), versions=["standard"]))
+    unpacked = tmp_path / "site"
+    with zipfile.ZipFile(built[0]) as wheel:
+        shipped = wheel.read("rdq_compliance/_fixtures/manifest.schema.json")
+        wheel.extractall(unpacked)
+    assert shipped == (REPO / "fixtures" / "manifest.schema.json").read_bytes()
+    code = ("import rdq_compliance._corpus as c\nprint(c.corpus_dir())\n"
+            "print(len(c.load_manifest()) == len(c.manifest_schema() and c.load_manifest()))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=tmp_path, env={"PYTHONPATH": str(unpacked), "PATH": ""},
+                         ).stdout.split()
+    assert out == [str(unpacked / "rdq_compliance" / "_fixtures"), "True"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -88,20 +89,23 @@ def register(sub: Any) -> None:
     p.add_argument("reports", metavar="REPORT", nargs="+")
     p.set_defaults(func=_cmd_verify)
 
-    p = sub.add_parser("badge", help="re-render the badge of a report",
-                       description="Verify a --rdq-report file, then write its SVG badge (or "
-                       "with --endpoint its shields.io endpoint JSON).")
-    p.add_argument("report", metavar="REPORT")
-    p.add_argument("-o", "--output", required=True, metavar="FILE", help="where to write ('-': "
-                   "standard output)")
+    p = _writer(sub, "badge", _cmd_badge, help="re-render the badge of a report",
+                description="Verify a --rdq-report file, then write its SVG badge (or with "
+                "--endpoint its shields.io endpoint JSON).")
     p.add_argument("--endpoint", action="store_true",
                    help="write the shields.io endpoint JSON instead of the SVG")
-    p.set_defaults(func=_cmd_badge)
+    _writer(sub, "known-failures", _cmd_known_failures,
+            help="write a known-failures file from a report",
+            description="Verify a --rdq-report file, then write the file for "
+            "--rdq-known-failures listing every failed requirement.")
 
-    p = sub.add_parser("known-failures", help="write a known-failures file from a report",
-                       description="Verify a --rdq-report file, then write the file for "
-                       "--rdq-known-failures listing every failed requirement.")
+
+def _writer(sub: Any, name: str, func: Callable[[argparse.Namespace], int], *, help: str,
+            description: str) -> argparse.ArgumentParser:
+    """A command that verifies one REPORT and writes what it derives to -o FILE."""
+    p: argparse.ArgumentParser = sub.add_parser(name, help=help, description=description)
     p.add_argument("report", metavar="REPORT")
-    p.add_argument("-o", "--output", required=True, metavar="FILE", help="where to write ('-': "
-                   "standard output)")
-    p.set_defaults(func=_cmd_known_failures)
+    p.add_argument("-o", "--output", required=True, metavar="FILE",
+                   help="where to write ('-': standard output)")
+    p.set_defaults(func=func)
+    return p

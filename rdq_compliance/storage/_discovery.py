@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
-import math
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -24,7 +23,7 @@ from types import ModuleType
 import pluggy
 
 from . import hookspecs
-from ._protocol import OptionSpec
+from ._protocol import OptionSpec, positive_seconds
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -33,21 +32,14 @@ __all__ = [
     "LoadedPlugin",
     "available_plugin_names",
     "load_plugin",
+    # Defined in _protocol (the bridge reads its timeouts with it and sits on the protocol
+    # alone); the kit reads --rdq-timeout and the bridge's timeout option with it from here.
+    "positive_seconds",
     "resolve_options",
 ]
 
 ENTRY_POINT_GROUP = "rdq.storage"
 STDIO = "stdio"
-
-
-def positive_seconds(raw: object) -> float | None:
-    """An option's text as a finite number of seconds > 0, or None when it is not one
-    (each caller words its own error: a usage error, a StorageUnavailable, a fallback)."""
-    try:
-        value = float(str(raw))
-    except ValueError:
-        return None
-    return value if math.isfinite(value) and value > 0 else None
 _STDIO_MODULE = "rdq_compliance.storage._stdio"
 
 

@@ -8,6 +8,7 @@ namespace (C14). Adapters exchange :class:`~rdq_compliance.Envelope` values.
 from __future__ import annotations
 
 import enum
+import math
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -159,6 +160,17 @@ class StorageUnavailable(Exception):
         super().__init__(message)
         self.message = message
         self.setting = setting
+
+
+def positive_seconds(raw: object) -> float | None:
+    """An option's text (:class:`OptionSpec` values are text) as a finite number of
+    seconds > 0, or None when it is not one; each caller words its own error (a usage
+    error, a StorageUnavailable, a fallback). Not exported: the kit's own reading."""
+    try:
+        value = float(str(raw))
+    except ValueError:
+        return None
+    return value if math.isfinite(value) and value > 0 else None
 
 
 def require_envelope_version(envelope: Envelope, supported: Collection[int]) -> None:

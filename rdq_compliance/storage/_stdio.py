@@ -45,8 +45,14 @@ from ..envelope._deep import dumps, loads
 from ..envelope._json import parse_json
 from ..envelope._model import Envelope
 from ..envelope._validate import InvalidEnvelope, validate_object
-from ._discovery import positive_seconds
-from ._protocol import ErrorCode, OptionSpec, StorageError, StorageInfo, StorageUnavailable
+from ._protocol import (
+    ErrorCode,
+    OptionSpec,
+    StorageError,
+    StorageInfo,
+    StorageUnavailable,
+    positive_seconds,
+)
 from .hookspecs import hookimpl
 
 __all__ = [

@@ -17,12 +17,19 @@ def check_int(name: str, value: object, *, min_value: int, max_value: int | None
     return value
 
 
-def check_bounds(min_name: str, min_value: int, max_name: str, max_value: int) -> None:
-    if min_value > max_value:
+def check_range(
+    min_name: str, min_value: object, max_name: str, max_value: object, *,
+    least: int, most: int | None = None,
+) -> tuple[int, int]:
+    """A ``min_*``/``max_*`` pair: each an integer in ``least``..``most``, min <= max."""
+    lo = check_int(min_name, min_value, min_value=least, max_value=most)
+    hi = check_int(max_name, max_value, min_value=least, max_value=most)
+    if lo > hi:
         raise InvalidArgument(
-            f"{min_name}={min_value!r} is greater than {max_name}={max_value!r}; "
+            f"{min_name}={lo!r} is greater than {max_name}={hi!r}; "
             f"expected {min_name} <= {max_name}"
         )
+    return lo, hi
 
 
 def check_bool(name: str, value: object) -> bool:

@@ -15,7 +15,7 @@ from ..envelope._codec import encode
 from ..envelope._limits import MAX_ENVELOPE_BYTES, MAX_KNOWN_INT, MESSAGE_LIMIT, STACK_LIMIT
 from ..envelope._model import Attempt, Envelope, ErrorInfo, JSONValue, Outcome, Status
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS, format_timestamp
-from ._args import check_bool, check_bounds, check_collection, check_int
+from ._args import check_bool, check_collection, check_int, check_range
 from ._extremes import EXTREME_KINDS, pushed
 from ._values import (
     free_texts,
@@ -281,9 +281,8 @@ def _envelopes(
 def _check_envelope_args(
     min_attempts: object, max_attempts: object, unknown_fields: object, max_payload_size: object
 ) -> tuple[int, int, bool, int]:
-    lo = check_int("min_attempts", min_attempts, min_value=0, max_value=_MAX_ATTEMPTS)
-    hi = check_int("max_attempts", max_attempts, min_value=0, max_value=_MAX_ATTEMPTS)
-    check_bounds("min_attempts", lo, "max_attempts", hi)
+    lo, hi = check_range("min_attempts", min_attempts, "max_attempts", max_attempts,
+                         least=0, most=_MAX_ATTEMPTS)
     size = check_int("max_payload_size", max_payload_size, min_value=0, max_value=_MAX_PAYLOAD)
     return lo, hi, check_bool("unknown_fields", unknown_fields), size
 

@@ -21,7 +21,7 @@ from ..envelope._limits import (
 from ..envelope._model import JSONValue
 from ..envelope._truncate import truncate_utf8
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
-from ._args import check_bounds, check_collection, check_int
+from ._args import check_collection, check_int, check_range
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _NAME_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789._-"
@@ -132,10 +132,8 @@ _IDS = st.one_of(
 def names(*, min_size: int = 1, max_size: int = NAME_MAX_CHARS) -> st.SearchStrategy[str]:
     """Queue / handler_ref names (C8a): ``min_size``..``max_size`` characters of
     ``[a-z0-9._-]`` (1..240 by default), biased to the shortest and longest."""
-    check_int("min_size", min_size, min_value=1, max_value=NAME_MAX_CHARS)
-    check_int("max_size", max_size, min_value=1, max_value=NAME_MAX_CHARS)
-    check_bounds("min_size", min_size, "max_size", max_size)
-    return _names(min_size, max_size)
+    return _names(*check_range("min_size", min_size, "max_size", max_size,
+                               least=1, most=NAME_MAX_CHARS))
 
 
 @functools.cache
@@ -229,10 +227,7 @@ def free_texts(*, min_size: int = 0, max_size: int = 32) -> st.SearchStrategy[st
     points. Biased to U+0000, astral characters, combining sequences, RTL and
     bidi controls, whitespace at the ends, the truncation marker, and strings
     that look like JSON, SQL or ``null``."""
-    check_int("min_size", min_size, min_value=0)
-    check_int("max_size", max_size, min_value=0)
-    check_bounds("min_size", min_size, "max_size", max_size)
-    return _free_texts(min_size, max_size)
+    return _free_texts(*check_range("min_size", min_size, "max_size", max_size, least=0))
 
 
 @functools.cache

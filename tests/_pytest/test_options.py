@@ -201,7 +201,7 @@ def test_stdio_testee_end_to_end(kit: pytest.Pytester) -> None:
     import sys
     from pathlib import Path
 
-    testee = Path(__file__).parents[1] / "stdio" / "testees" / "good.py"
+    testee = Path(__file__).parents[1] / "storage" / "testees" / "good.py"
     if not testee.exists():
         pytest.skip("the stdio bridge's fake testee is not in this tree")
     good = f"{sys.executable} {testee}"
