@@ -232,12 +232,10 @@ def test_authors_own_hypothesis_tests_are_unaffected(
 def test_stdio_testee_end_to_end(kit: pytest.Pytester) -> None:
     """The built-in stdio plugin with the bridge's own fake testee: a mangled timestamp
     on the wire fails the read, naming RDQ-RT-004 and C3."""
-    import sys
-    from pathlib import Path
-
-    testee = Path(__file__).parents[1] / "stdio" / "testees" / "good.py"
-    if not testee.exists():
-        pytest.skip("the stdio bridge's fake testee is not in this tree")
+    # The bridge's tests moved from tests/stdio to tests/storage: a missing testee is a
+    # broken path to fix, not a reason to skip (a skip here hid that move).
+    testee = Path(__file__).parents[1] / "storage" / "testees" / "good.py"
+    assert testee.exists(), f"the stdio bridge's fake testee path={str(testee)!r} is missing"
     good = f"{sys.executable} {testee}"
     ok = run(kit, "--rdq-plugin=stdio", f"--rdq-testee={good} --durable",
              "-k", "test_payload_bytes_are_kept or test_durable_across_reopen")
