@@ -45,6 +45,7 @@ from .formats import ReportFormat, report_formats
 
 __all__ = ["ReportingPlugin", "configure"]
 
+
 def configure(config: pytest.Config) -> None:
     """Called by the kit's entry ``pytest_configure`` when --rdq-plugin is given."""
     outputs: list[tuple[ReportFormat, Path]] = []
