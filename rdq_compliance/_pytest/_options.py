@@ -1,6 +1,8 @@
 """Every ``--rdq-*`` option and its ini twin, and how the kit reads them.
 
-Imported by the ``pytest11`` entry module in every pytest run: pytest only.
+Imported by the ``pytest11`` entry module in every pytest run: pytest only. The
+report formats' options come from their units (``formats/``), imported when the
+options are added.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ import pytest
 
 __all__ = ["add_options", "option", "path_option"]
 
-# (option, ini name, ini type, default, help). Every option has an ini twin.
-_OPTIONS: tuple[
-    tuple[str, str, Literal["args", "string", "bool"], object, str, dict[str, Any]], ...
-] = (
+# (option, ini name, ini type, default, help, addoption extras). Every option has an ini
+# twin. Two tables: --help lists the report formats' options between them, where they
+# always were.
+_Row = tuple[str, str, Literal["args", "string", "bool"], object, str, dict[str, Any]]
+_OPTIONS_BEFORE_FORMATS: tuple[_Row, ...] = (
     ("--rdq-plugin", "rdq_plugins", "args", [],
      "storage plugin to test: an rdq.storage entry-point name, 'stdio', or "
      "'package.module:attr'; repeat to test several", {"action": "append", "metavar": "NAME"}),
@@ -37,15 +40,8 @@ _OPTIONS: tuple[
     ("--rdq-failures-dir", "rdq_failures_dir", "string", ".rdq/failures",
      "where failing cases are saved for --rdq-replay (default .rdq/failures)",
      {"metavar": "DIR"}),
-    ("--rdq-report", "rdq_report", "string", None,
-     "write the JSON conformance report to PATH", {"metavar": "PATH"}),
-    ("--rdq-badge", "rdq_badge", "string", None,
-     "write an SVG badge of the verdict to PATH", {"metavar": "PATH"}),
-    ("--rdq-badge-endpoint", "rdq_badge_endpoint", "string", None,
-     "write a shields.io endpoint JSON of the verdict to PATH", {"metavar": "PATH"}),
-    ("--rdq-summary", "rdq_summary", "string", None,
-     "append a Markdown summary (requirement table, causes, failures) to PATH, e.g. "
-     "$GITHUB_STEP_SUMMARY", {"metavar": "PATH"}),
+)
+_OPTIONS_AFTER_FORMATS: tuple[_Row, ...] = (
     ("--rdq-known-failures", "rdq_known_failures", "string", None,
      "file of requirement ids the plugin is known to fail (see README)", {"metavar": "FILE"}),
     ("--rdq-upgrade-save", "rdq_upgrade_save", "string", None,
@@ -60,9 +56,19 @@ _OPTIONS: tuple[
 )
 
 
+def _format_rows() -> list[_Row]:
+    # Imported here, not at the top: the entry module's start-up imports stay pytest only.
+    from .formats import report_formats
+
+    return [(f.flag, f.ini, "string", None, f.help, {"metavar": f.metavar})
+            for f in report_formats()]
+
+
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("rdq", "rdq storage-plugin compliance kit")
-    for flag, ini, ini_type, default, help_text, extra in _OPTIONS:
+    for flag, ini, ini_type, default, help_text, extra in (
+        *_OPTIONS_BEFORE_FORMATS, *_format_rows(), *_OPTIONS_AFTER_FORMATS
+    ):
         group.addoption(flag, dest=ini, default=None, help=help_text, **extra)
         parser.addini(ini, help=help_text, type=ini_type, default=default)
 

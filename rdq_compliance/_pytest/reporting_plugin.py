@@ -4,7 +4,8 @@
   controller (reports carry ``user_properties``); kit tests are the ones tagged
   ``rdq_requirement`` by the kit at collection.
 - The report and its renderings are written in ``pytest_sessionfinish`` in every
-  case (-x, Ctrl-C, -k), once per run: never on an xdist worker.
+  case (-x, Ctrl-C, -k), once per run: never on an xdist worker. Which files, and
+  how, is up to the report format units (``formats/``): this module only iterates them.
 - ``--rdq-known-failures`` turns the pytest exit status into "no *new* failures".
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import re
 import textwrap
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -32,41 +33,28 @@ from ..reporting import (
     evaluate,
     gate,
     load_known_failures,
-    render_badge,
-    render_endpoint,
-    render_markdown,
     terminal_lines,
     terminal_safe,
-    write_json,
 )
 from ..reporting._causes import Symptom
 from ._guard import CheckFailed
 from ._incomplete import untested, untested_line
 from ._options import option, path_option
 from ._state import RUN_KEY, KitRun
+from .formats import ReportFormat, report_formats
 
 __all__ = ["ReportingPlugin", "configure"]
-
-# (ini name, flag, what): the files a run can write, in the order they are written.
-_OUTPUTS = (
-    ("rdq_report", "--rdq-report", "report"),
-    ("rdq_badge", "--rdq-badge", "badge"),
-    ("rdq_badge_endpoint", "--rdq-badge-endpoint", "badge endpoint"),
-    ("rdq_summary", "--rdq-summary", "summary"),
-)
 
 
 def configure(config: pytest.Config) -> None:
     """Called by the kit's entry ``pytest_configure`` when --rdq-plugin is given."""
-    outputs: dict[str, Path] = {}
-    for ini, flag, what in _OUTPUTS:
-        path = path_option(config, ini)
+    outputs: list[tuple[ReportFormat, Path]] = []
+    for fmt in report_formats():
+        path = path_option(config, fmt.ini)
         if path is None:
             continue
-        if path.is_dir():
-            raise pytest.UsageError(f"{flag}={str(path)!r} is a directory; expected the path of "
-                                    f"the {what} file to write")
-        outputs[what] = path
+        fmt.configure(path)
+        outputs.append((fmt, path))
     known = None
     known_path = path_option(config, "rdq_known_failures")
     if known_path is not None:
@@ -79,7 +67,7 @@ def configure(config: pytest.Config) -> None:
 
 def write_usage_error_outputs(config: pytest.Config, error: str) -> None:
     """After a usage error: write every output whose path was given and can be used
-    (report, badge, endpoint, summary), verdict incomplete, the error as the reason."""
+    (every report format), verdict incomplete, the error as the reason."""
     if hasattr(config, "workerinput"):
         return
     reason = f"usage error: {error}"
@@ -90,13 +78,12 @@ def write_usage_error_outputs(config: pytest.Config, error: str) -> None:
                    profile=str(option(config, "rdq_profile")), seed=0,
                    started_at=datetime.now(UTC), duration=0.0, plugins=metas, aborted=reason)
     report = build_report(meta, evaluate(meta.plugins, [], aborted=reason))
-    for ini, _flag, what in _OUTPUTS:
+    for fmt in report_formats():
         try:
-            path = path_option(config, ini)
+            path = path_option(config, fmt.ini)
             if path is None or path.is_dir():
                 continue
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_output(what, path, report)
+            fmt.write(path, report)
         except (OSError, ValueError):
             continue  # the usage error is what the user must see; nothing to add
 
@@ -162,32 +149,12 @@ def _skip_reason(report: pytest.TestReport) -> str:
     return str(longrepr)
 
 
-def _append(path: Path, text: str) -> None:
-    """Add ``text`` to ``path``: a summary file is an append file ($GITHUB_STEP_SUMMARY
-    collects every step's), so an existing one keeps what it holds."""
-    with path.open("a", encoding="utf-8") as f:
-        if f.tell() > 0:
-            f.write("\n")
-        f.write(text)
-
-
-def write_output(what: str, path: Path, report: dict[str, Any]) -> None:
-    """Write one output file (``what`` as in ``_OUTPUTS``) of ``report``."""
-    if what == "report":
-        write_json(path, report)
-    elif what == "badge":
-        path.write_text(render_badge(report), encoding="utf-8")
-    elif what == "badge endpoint":
-        write_json(path, render_endpoint(report))
-    elif what == "summary":
-        _append(path, render_markdown(report))
-    else:  # pragma: no cover - _OUTPUTS and this function go together
-        raise ValueError(f"unknown output what={what!r}; expected one of _OUTPUTS")
-
-
 class ReportingPlugin:
     def __init__(
-        self, config: pytest.Config, outputs: dict[str, Path], known: KnownFailures | None
+        self,
+        config: pytest.Config,
+        outputs: list[tuple[ReportFormat, Path]],
+        known: KnownFailures | None,
     ) -> None:
         self.config = config
         self.outputs = outputs
@@ -310,14 +277,13 @@ class ReportingPlugin:
             run_token=kit.run_token if kit is not None else None,
         )
 
-    def _write(self, what: str, path: Path, report: dict[str, Any]) -> None:
+    def _write(self, fmt: ReportFormat, path: Path, report: Mapping[str, Any]) -> None:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_output(what, path, report)
+            fmt.write(path, report)
         except OSError as e:
-            self.write_errors.append(f"could not write the {what} to {str(path)!r}: {e}")
+            self.write_errors.append(f"could not write the {fmt.what} to {str(path)!r}: {e}")
         else:
-            self.written.append((what, path))
+            self.written.append((fmt.what, path))
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
@@ -346,8 +312,8 @@ class ReportingPlugin:
             }
         report = build_report(meta, results, known_failures=known_map)
         self.report = report
-        for what, path in self.outputs.items():
-            self._write(what, path, report)
+        for fmt, path in self.outputs:
+            self._write(fmt, path, report)
         self._gate(session, report)
         self._incomplete_gate(session, report)
         if self.write_errors and session.exitstatus in (0, 1):

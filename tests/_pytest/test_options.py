@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import sys
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
@@ -97,6 +100,37 @@ def test_usage_errors(kit: pytest.Pytester, args: list[str], expected: str) -> N
     from fnmatch import fnmatchcase
 
     assert fnmatchcase(line[len("ERROR: "):], expected), line
+
+
+def test_report_format_options_live_only_in_their_units() -> None:
+    """Adding a report format is adding one module of ``_pytest/formats/`` (issue 11): no
+    other module of the kit lists a format, neither as an option row (``_options``) nor
+    as a dispatch key (``reporting_plugin``), nor imports a unit to list it. A flag quoted
+    in a message is fine: only a string that is the flag or the ini name alone counts."""
+    import rdq_compliance
+    from rdq_compliance._pytest import formats
+
+    units = formats.report_formats()
+    assert [f.flag for f in units] == [
+        "--rdq-report", "--rdq-badge", "--rdq-badge-endpoint", "--rdq-summary"]
+    unit_of = {}  # flag and ini name -> the unit module that owns them
+    for f in units:
+        unit_of[f.flag] = unit_of[f.ini] = Path(sys.modules[f.writer.__module__].__file__ or "")
+    stems = {p.stem for p in unit_of.values()}
+    package = Path(rdq_compliance.__file__).parent
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        where = path.relative_to(package)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in unit_of:
+                if path != unit_of[node.value]:
+                    found.append(f"{where}:{node.lineno}: {node.value!r}")
+            elif isinstance(node, ast.ImportFrom) and path.parent != Path(formats.__file__).parent:
+                parts = (node.module or "").split(".")
+                if "formats" in parts and (parts[-1] in stems
+                                           or any(a.name in stems for a in node.names)):
+                    found.append(f"{where}:{node.lineno}: imports a format unit")
+    assert found == []
 
 
 def test_replay_file_that_is_not_a_case(kit: pytest.Pytester) -> None:
@@ -198,12 +232,10 @@ def test_authors_own_hypothesis_tests_are_unaffected(
 def test_stdio_testee_end_to_end(kit: pytest.Pytester) -> None:
     """The built-in stdio plugin with the bridge's own fake testee: a mangled timestamp
     on the wire fails the read, naming RDQ-RT-004 and C3."""
-    import sys
-    from pathlib import Path
-
+    # The bridge's tests moved from tests/stdio to tests/storage: a missing testee is a
+    # broken path to fix, not a reason to skip (a skip here hid that move).
     testee = Path(__file__).parents[1] / "storage" / "testees" / "good.py"
-    if not testee.exists():
-        pytest.skip("the stdio bridge's fake testee is not in this tree")
+    assert testee.exists(), f"the stdio bridge's fake testee path={str(testee)!r} is missing"
     good = f"{sys.executable} {testee}"
     ok = run(kit, "--rdq-plugin=stdio", f"--rdq-testee={good} --durable",
              "-k", "test_payload_bytes_are_kept or test_durable_across_reopen")

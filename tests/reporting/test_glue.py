@@ -45,14 +45,17 @@ def pytest_configure(config):
         started_at=datetime.now(UTC), kit_version="0.1.0",
         fixture_hash="sha256:" + "ab" * 32)
     if os.environ.get("COUNT_WRITES"):
-        real = reporting_plugin.write_json
+        # where the report format units get it from when they write (formats/report.py)
+        from rdq_compliance.reporting import _report
+
+        real = _report.write_json
 
         def counting(path, value):
             with open(os.environ["COUNT_WRITES"], "a") as f:
                 f.write(f"{os.getpid()} {path}\\n")
             real(path, value)
 
-        reporting_plugin.write_json = counting
+        _report.write_json = counting
     reporting_plugin.configure(config)
 
 
@@ -408,3 +411,86 @@ def test_outputs_are_ordinary_files(kit):
         os.umask(old)
     for name in ("report.json", "badge.svg", "badge.json", "summary.md"):
         assert stat.S_IMODE((kit.path / "out" / name).stat().st_mode) == 0o644, name
+
+
+# -- issue 11: a report format is one module --------------------------------------------------
+
+NEW_FORMAT = '''
+"""--rdq-verdict PATH: the verdict word alone; a format the kit does not have."""
+from ._base import ReportFormat
+
+
+def _write(path, report):
+    path.write_text(report["verdict"] + "\\n", encoding="utf-8")
+
+
+FORMAT = ReportFormat(flag="--rdq-verdict", what="verdict", order=25, writer=_write,
+                      help="write the verdict word to PATH")
+'''
+
+ADD_FORMAT = '''
+# Loaded with -p, so before the pytest11 entry points add their options: the unit in
+# more_formats/ joins the scan of the formats package as if it were one of its modules.
+import pathlib
+
+from rdq_compliance._pytest import formats
+
+formats.__path__.append(str(pathlib.Path(__file__).parent / "more_formats"))
+'''
+
+
+def _add_new_format(pytester):
+    """A plugin (``-p addformat``) that adds one format module, ``--rdq-verdict``, to the
+    formats package; nothing of the kit is edited."""
+    (pytester.path / "more_formats").mkdir()
+    (pytester.path / "more_formats" / "verdict.py").write_text(NEW_FORMAT, encoding="utf-8")
+    pytester.makepyfile(addformat=ADD_FORMAT)
+    return pytester
+
+
+@pytest.fixture
+def new_format(kit):
+    return _add_new_format(kit)
+
+
+def test_a_new_format_module_gets_its_option(new_format):
+    result = new_format.runpytest_subprocess("-p", "addformat", "--help")
+    assert result.ret == 0
+    # in the order of the units: between --rdq-badge (20) and --rdq-badge-endpoint (30)
+    result.stdout.fnmatch_lines(["  --rdq-badge=PATH *", "  --rdq-verdict=PATH    write the "
+                                 "verdict word to PATH", "  --rdq-badge-endpoint=PATH"])
+    result.stdout.fnmatch_lines(["  rdq_verdict (string): write the verdict word to PATH"])
+
+
+def test_a_new_format_module_gets_its_configure_check(new_format):
+    (new_format.path / "adir").mkdir()
+    result = new_format.runpytest_subprocess("-p", "no:cacheprovider", "-p", "addformat",
+                                             "--rdq-verdict", "adir")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --rdq-verdict=*adir' is a directory; expected the path "
+                                 "of the verdict file to write"])
+
+
+def test_a_new_format_module_gets_its_file(new_format):
+    result, report = run(new_format, "-p", "addformat", "--rdq-verdict", "out/verdict.txt",
+                         subprocess=True)
+    assert result.ret == 0
+    assert (new_format.path / "out/verdict.txt").read_text() == report["verdict"] + "\n"
+    result.stdout.fnmatch_lines(["report written: *report.json", "badge written: *badge.svg",
+                                 "verdict written: *verdict.txt",
+                                 "badge endpoint written: *badge.json",
+                                 "summary written: *summary.md"])
+    # its ini twin, like every option's
+    new_format.makeini("[pytest]\nrdq_verdict = out/from_ini.txt\n")
+    result = new_format.runpytest_subprocess("-p", "no:cacheprovider", "-p", "addformat")
+    assert result.ret == 0
+    assert (new_format.path / "out/from_ini.txt").read_text() == "compliant\n"
+
+
+def test_a_new_format_module_is_written_after_a_usage_error(pytester):
+    """A CI job archives every output whatever happened: the new one too."""
+    _add_new_format(pytester)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "addformat",
+                                           "--rdq-plugin=nope", "--rdq-verdict", "out/v.txt")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert (pytester.path / "out/v.txt").read_text() == "incomplete\n"
