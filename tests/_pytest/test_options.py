@@ -201,9 +201,8 @@ def test_stdio_testee_end_to_end(kit: pytest.Pytester) -> None:
     import sys
     from pathlib import Path
 
-    testee = Path(__file__).parents[1] / "stdio" / "testees" / "good.py"
-    if not testee.exists():
-        pytest.skip("the stdio bridge's fake testee is not in this tree")
+    testee = Path(__file__).parents[1] / "storage" / "testees" / "good.py"
+    assert testee.exists(), testee  # the bridge's tests own it (tests/storage/)
     good = f"{sys.executable} {testee}"
     ok = run(kit, "--rdq-plugin=stdio", f"--rdq-testee={good} --durable",
              "-k", "test_payload_bytes_are_kept or test_durable_across_reopen")
