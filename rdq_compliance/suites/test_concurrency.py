@@ -2,7 +2,7 @@
 (RDQ-CC-001 … RDQ-CC-004), for plugins that declare the ``concurrent`` capability.
 
 Every check runs rounds of *lanes* (kit threads with a plugin worker each, released
-together at a barrier; see ``_pytest/_lanes.py``) and records a history: for every
+together at a barrier; see ``rdq.run_lanes``) and records a history: for every
 operation, its lane and its start and end on one monotonic clock. The history is
 judged afterwards with no timing assumption but one: an operation recorded as
 starting after another's recorded end started after it returned. So a correct
