@@ -3,7 +3,9 @@
 Loaded by :mod:`.entry` only when ``--rdq-plugin`` (or the ``rdq_plugins`` ini
 setting) is given. :func:`configure` validates every ``--rdq-*`` value (a bad
 one is a usage error, never a traceback), loads the selected storage plugins,
-adds the suite modules to the collection and registers :class:`KitPlugin`.
+adds the suite modules to the collection and registers :class:`KitPlugin`, whose
+``rdq`` fixture builds the testing API's handle (:class:`~rdq_compliance.testing.Rdq`)
+for each test from the run's settings and the plugin's runtime.
 """
 
 from __future__ import annotations
