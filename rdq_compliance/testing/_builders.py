@@ -15,6 +15,7 @@ from ..envelope._model import Attempt, Envelope, ErrorInfo, Outcome, Status
 __all__ = ["EVERY_JSON_TYPE", "T0", "base_envelope", "ulid", "with_error"]
 
 T0 = datetime(2026, 7, 20, 14, 3, 22, 117_000, tzinfo=UTC)
+"""The instant the fixed examples are built around."""
 
 
 def ulid(n: int) -> str:
@@ -69,6 +70,7 @@ def with_error(env: Envelope, **changes: Any) -> Envelope:
     return dataclasses.replace(
         env, attempts=(dataclasses.replace(first, error=error), *env.attempts[1:])
     )
+
 
 #: One JSON value of every kind unknown fields and ``detail`` may hold (C5, C10).
 EVERY_JSON_TYPE: dict[str, Any] = {

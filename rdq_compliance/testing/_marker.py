@@ -21,7 +21,6 @@ MARKER = "rdq_requirement"
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-
 KINDS = ("example", "property", "machine")
 
 
@@ -57,4 +56,3 @@ def requirement(id: str, *, kind: str = "example", slow: bool = False) -> Callab
         return marked
 
     return mark
-
