@@ -42,6 +42,7 @@ OTHER = "other (stdlib outside the above; samples without a Python frame)"
 CATEGORIES = (GENERATION, PLUGIN, ENGINE, KIT_CORE, KIT_PYTEST, KIT_SUITES, PYTEST,
               STARTUP, IMPORTS, OTHER)
 
+_SUITE_PARTS = ("rdq_compliance/testing/_builders.py",)
 _IN_RUN = frozenset({"pytest_runtestloop", "pytest_sessionfinish", "pytest_unconfigure"})
 _FRAME = re.compile(r"^(?P<func>.*) \((?P<file>[^()]*?)(?::(?P<line>\d+))?\)$")
 
@@ -75,7 +76,10 @@ def _owner(file: str, plugin_modules: tuple[str, ...]) -> str | None:
     if "rdq_compliance/" in path:
         if "/envelope/" in path:
             return KIT_CORE
-        if "/suites/" in path or "/strategies/" in path:
+        # The fixed envelopes the suites build (testing/_builders.py, once suites/_support)
+        # are the suites' own work; the rest of the testing API (the handle, namespaces,
+        # the guard and runtime, once _pytest/) is the kit's layer around the plugin.
+        if "/suites/" in path or "/strategies/" in path or path.endswith(_SUITE_PARTS):
             return KIT_SUITES
         return KIT_PYTEST
     if path.startswith("hypothesis/") or "/hypothesis/" in path:

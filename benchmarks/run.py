@@ -345,7 +345,7 @@ def bench_codec(repeat: int, quick: bool) -> list[str]:
     import copy
 
     from rdq_compliance import decode, diff, encode, validate
-    from rdq_compliance._pytest._context import _private_copy
+    from rdq_compliance.testing._copy import private_copy
 
     text = (ROOT / "fixtures" / "v1" / "valid" / "seed-example.json").read_text("utf-8")
     env = decode(text)
@@ -385,11 +385,11 @@ def bench_codec(repeat: int, quick: bool) -> list[str]:
 
     def kit_checks() -> None:
         # What Namespace.write + Namespace.expect add to one plugin round trip
-        # (rdq_compliance/_pytest/_context.py): copy for the plugin, mutation
+        # (rdq_compliance/testing/_namespaces.py): copy for the plugin, mutation
         # diff, model validation of what was read, comparison with the expected.
         # (Through the stdio bridge the model validation is skipped: the bridge
         # validated the wire JSON the model was built from.)
-        given = _private_copy(env)
+        given = private_copy(env)
         diff(env, given)
         validate(twin, versions=None)
         diff(env, twin)
@@ -397,8 +397,8 @@ def bench_codec(repeat: int, quick: bool) -> list[str]:
     kit_cases: list[tuple[str, Callable[[], object]]] = [
         ("the kit's checks per round trip (private copy + diff + validate(model) + diff)",
          kit_checks),
-        ("the kit's private copy of the model (`_context._private_copy`)",
-         lambda: _private_copy(env)),
+        ("the kit's private copy of the model (`testing._copy.private_copy`)",
+         lambda: private_copy(env)),
         ("copy.deepcopy(model) (what the kit used before)", lambda: copy.deepcopy(env)),
         ("diff(model, equal model)", lambda: diff(env, twin)),
     ]

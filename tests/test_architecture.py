@@ -145,8 +145,9 @@ def test_every_public_name_has_one_path() -> None:
 def test_the_public_surface_is_declared() -> None:
     import rdq_compliance
     import rdq_compliance.strategies
+    import rdq_compliance.testing
 
-    for module in (rdq_compliance, rdq_compliance.strategies):
+    for module in (rdq_compliance, rdq_compliance.strategies, rdq_compliance.testing):
         assert module.__all__, module.__name__
         missing = [name for name in module.__all__ if not hasattr(module, name)]
         assert missing == [], f"{module.__name__}.__all__ names missing attributes: {missing}"
@@ -256,3 +257,49 @@ def test_what_the_stdio_bridge_loads_at_runtime() -> None:
            and not any(m == a or m.startswith(a + ".") for a in BRIDGE_ALLOWED)]
     assert kit == []
     assert [m for m in out if m.split(".")[0] in ("pytest", "_pytest", "hypothesis")] == []
+
+
+SUITE_IMPORTS = ("rdq_compliance", "rdq_compliance.testing", "rdq_compliance.strategies",
+                 "rdq_compliance._corpus")
+"""What a suite may import of the kit, each exactly (not a private module under it)."""
+
+
+def test_suites_are_written_on_the_testing_api() -> None:
+    """A suite (the kit's, or a third party's) sees the public API, the testing API, the
+    strategies, the golden fixtures and its own private modules; pytest and Hypothesis.
+    Never the pytest plugin's internals, nor a private module of the core."""
+    paths = modules_under(PACKAGE / "suites")
+    assert paths
+    bad = []
+    for path in paths:
+        for line, module in imports(path):
+            top = module.split(".")[0]
+            if (top in STDLIB and top != "rdq_compliance") or top in ("pytest", "hypothesis"):
+                continue
+            if module in SUITE_IMPORTS or module.startswith("rdq_compliance.suites._"):
+                continue
+            bad.append(f"{path.relative_to(REPO)}:{line}: imports {module}")
+    assert bad == []
+
+
+def test_the_testing_api_knows_nothing_of_the_pytest_plugin() -> None:
+    """The pytest plugin adapts the testing API, never the other way round: statically
+    (every import, function-local ones included) and in what importing it loads (no
+    plugin module, and no Hypothesis: the xdist controller loads it but runs no test)."""
+    import subprocess
+
+    paths = modules_under(PACKAGE / "testing")
+    assert paths
+    bad = [
+        f"{path.relative_to(REPO)}:{line}: imports {module}"
+        for path in paths
+        for line, module in imports(path)
+        if module == "rdq_compliance._pytest" or module.startswith("rdq_compliance._pytest.")
+    ]
+    assert bad == []
+    code = ("import sys\nimport rdq_compliance.testing\n"
+            "print(sorted(m for m in sys.modules if m.startswith("
+            "('rdq_compliance._pytest', 'hypothesis'))))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"

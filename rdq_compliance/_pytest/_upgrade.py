@@ -32,7 +32,6 @@ import random
 import secrets
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -49,15 +48,15 @@ from ..envelope._validate import InvalidEnvelope
 from ..reporting import write_json
 from ..storage._discovery import STDIO, LoadedPlugin
 from ..storage._protocol import StorageError
-from ._context import _private_copy, skip_not_applicable
-from ._guard import OperationHung, PluginFault, describe_storage_error
+from ..testing._copy import private_copy
+from ..testing._failures import OperationHung, PluginFault, describe_storage_error
+from ..testing._handle import skip_not_applicable
+from ..testing._runtime import PluginRuntime
+from ..testing._upgrade import DROPPED, KEPT_ROLES, ROLES, Saved
 from ._options import path_option
-from ._runtime import PluginRuntime
 from ._state import RUN_KEY
 
 __all__ = [
-    "KEPT_ROLES",
-    "Saved",
     "UpgradeError",
     "UpgradePlugin",
     "build_corpus",
@@ -69,10 +68,6 @@ MANIFEST = "manifest.json"
 STATE = "state"
 CHECKED = "checked.json"
 FORMAT = "rdq-upgrade-corpus/1"
-KEPT_ROLES = ("golden", "generated", "rewritten", "writable")
-"""Namespaces left stored by the save; ``writable`` is the one RDQ-UP-003 writes to."""
-DROPPED = "dropped"
-ROLES = (*KEPT_ROLES, DROPPED)
 UPGRADE_IDS = ("RDQ-UP-001", "RDQ-UP-002", "RDQ-UP-003")
 _GENERATED = 48
 """Generated envelopes of the corpus (split over the namespaces)."""
@@ -164,28 +159,6 @@ def _corpus_digest(expected: Mapping[str, Mapping[str, str]], dropped: Sequence[
 
 
 # -- the manifest --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Saved:
-    """What ``--rdq-upgrade-save`` recorded in DIR (``manifest.json``), checked and parsed."""
-
-    directory: Path
-    plugin_label: str
-    plugin_name: str
-    plugin_version: str
-    kit_version: str
-    seed: int
-    saved_at: str
-    namespaces: dict[str, str]
-    """role -> namespace name in the store."""
-    expected: dict[str, dict[str, Envelope]]
-    """kept role -> id -> the envelope it must read back as."""
-    dropped_ids: tuple[str, ...]
-
-    @property
-    def release(self) -> str:
-        return f"{self.plugin_name} {self.plugin_version}".strip()
 
 
 def _usage_dir(flag: str, directory: Path, problem: str) -> UpgradeError:
@@ -549,7 +522,7 @@ def _store(rt: PluginRuntime, namespaces: Mapping[str, str], steps: Sequence[Ste
                 continue
             assert env is not None
             op = f"write(envelope id={env.id!r}) in namespace {name!r}"
-            _call(rt, op, adapter(name).write, _private_copy(env))
+            _call(rt, op, adapter(name).write, private_copy(env))
 
 
 def _verify(rt: PluginRuntime, namespaces: Mapping[str, str],

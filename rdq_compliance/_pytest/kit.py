@@ -3,7 +3,9 @@
 Loaded by :mod:`.entry` only when ``--rdq-plugin`` (or the ``rdq_plugins`` ini
 setting) is given. :func:`configure` validates every ``--rdq-*`` value (a bad
 one is a usage error, never a traceback), loads the selected storage plugins,
-adds the suite modules to the collection and registers :class:`KitPlugin`.
+adds the suite modules to the collection and registers :class:`KitPlugin`, whose
+``rdq`` fixture builds the testing API's handle (:class:`~rdq_compliance.testing.Rdq`)
+for each test from the run's settings and the plugin's runtime.
 """
 
 from __future__ import annotations
@@ -27,19 +29,19 @@ from ..storage._discovery import (
     positive_seconds,
     resolve_options,
 )
+from ..testing._case import MASKED, Case, CaseError, load_case, replay_command, save_case
+from ..testing._failures import CheckFailed, OperationHung
+from ..testing._handle import KitSettings, Rdq, params_of
+from ..testing._marker import MARKER
+from ..testing._properties import PROFILES
+from ..testing._runtime import PluginRuntime
 from . import _upgrade
-from ._case import MASKED, Case, CaseError, load_case, replay_command, save_case
-from ._context import KitSettings, Rdq, params_of
-from ._guard import CheckFailed, OperationHung
 from ._options import option
-from ._profiles import PROFILES
-from ._runtime import PluginRuntime
 from ._state import RUN_KEY, KitRun, PluginUnderTest
 from ._workdir import keep_hypothesis_out
 
 __all__ = ["CLAUSE_ORDER", "MARKER", "SUITE_FILES", "KitPlugin", "configure", "specificity"]
 
-MARKER = "rdq_requirement"
 SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
 # Adding a suite is adding one module ``suites/test_<family>.py`` (and its requirements).
 SUITE_FILES = tuple(sorted(SUITES_DIR.glob("test_*.py")))
@@ -436,7 +438,7 @@ class KitPlugin:
     def rdq(
         self, request: pytest.FixtureRequest, rdq_plugin: PluginRuntime
     ) -> Iterator[Rdq]:
-        """The per-test handle on the plugin under test; see :class:`._context.Rdq`."""
+        """The per-test handle on the plugin under test (:class:`~rdq_compliance.testing.Rdq`)."""
         item = request.node
         req = _requirement_of(item)
         if req is None:

@@ -37,7 +37,7 @@ from ..reporting import (
     terminal_safe,
 )
 from ..reporting._causes import Symptom
-from ._guard import CheckFailed
+from ..testing._failures import CheckFailed
 from ._incomplete import untested, untested_line
 from ._options import option, path_option
 from ._state import RUN_KEY, KitRun

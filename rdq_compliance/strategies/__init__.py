@@ -13,7 +13,8 @@ Every generated envelope is valid (``validate(env) == []``), and the
 strategies lean towards the values real stores get wrong: U+0000 and astral
 characters, combining sequences, the empty header key, int64 bounds, -0.0,
 the first and last valid instants, names of exactly 240 characters, texts cut
-at their byte limits. Invalid arguments raise
+at their byte limits (``EPOCH`` and ``LAST_INSTANT`` are the first and last valid
+instants, for fixed examples). Invalid arguments raise
 :class:`hypothesis.errors.InvalidArgument` when the strategy function is called.
 """
 
@@ -24,6 +25,8 @@ from ._envelopes import (
     errors,
 )
 from ._values import (
+    EPOCH,
+    LAST_INSTANT,
     free_texts,
     header_maps,
     ids,
@@ -36,6 +39,8 @@ from ._values import (
 )
 
 __all__ = [
+    "EPOCH",
+    "LAST_INSTANT",
     "attempts",
     "envelopes",
     "envelopes_of_other_versions",

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from rdq_compliance._pytest._context import Rdq
-from rdq_compliance.storage._protocol import NAMESPACE_PATTERN
+from rdq_compliance import NAMESPACE_PATTERN
+from rdq_compliance.testing import Rdq
 
 __all__ = ["MAX_BASE", "PAIRS", "claimed_family", "family", "pair"]
 

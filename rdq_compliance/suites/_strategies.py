@@ -15,10 +15,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ..envelope._limits import MAX_KNOWN_INT
-from ..envelope._model import Attempt, Envelope, ErrorInfo, Outcome, Status
-from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
-from ..strategies import (
+from rdq_compliance import Attempt, Envelope, ErrorInfo, Outcome, Status
+from rdq_compliance.strategies import (
     attempts,
     envelopes,
     free_texts,
@@ -29,7 +27,13 @@ from ..strategies import (
     timestamps,
     unknown_field_maps,
 )
-from ._support import base_envelope
+from rdq_compliance.testing import (
+    ATTEMPT_FIELDS,
+    ENVELOPE_FIELDS,
+    ERROR_FIELDS,
+    MAX_KNOWN_INT,
+    base_envelope,
+)
 
 __all__ = [
     "distinct_envelopes",

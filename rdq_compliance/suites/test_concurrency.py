@@ -2,7 +2,7 @@
 (RDQ-CC-001 … RDQ-CC-004), for plugins that declare the ``concurrent`` capability.
 
 Every check runs rounds of *lanes* (kit threads with a plugin worker each, released
-together at a barrier; see ``_pytest/_lanes.py``) and records a history: for every
+together at a barrier; see ``rdq.run_lanes``) and records a history: for every
 operation, its lane and its start and end on one monotonic clock. The history is
 judged afterwards with no timing assumption but one: an operation recorded as
 starting after another's recorded end started after it returned. So a correct
@@ -30,13 +30,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from rdq_compliance._pytest._context import Namespace, Rdq
-from rdq_compliance._pytest._lanes import Lane, now_ns, run_lanes
-from rdq_compliance._pytest._profiles import derived_seed
-from rdq_compliance.envelope._codec import encode
-from rdq_compliance.envelope._diff import diff
-from rdq_compliance.envelope._model import Attempt, Envelope, ErrorInfo, Outcome
-from rdq_compliance.suites._support import T0, base_envelope, requirement, ulid
+from rdq_compliance import Attempt, Envelope, ErrorInfo, Outcome, diff, encode
+from rdq_compliance.testing import (
+    T0,
+    Lane,
+    Namespace,
+    Rdq,
+    base_envelope,
+    derived_seed,
+    now_ns,
+    requirement,
+    ulid,
+)
 
 ROUNDS = {"quick": 8, "ci": 12, "thorough": 50}
 """Rounds per check and profile (measured: benchmarks/concurrency.py)."""
@@ -229,7 +234,7 @@ class History:
         """Run one round's lanes; a failure inside them is saved with this plan too."""
         __tracebackhide__ = True
         try:
-            run_lanes(self.rdq.runtime, bodies)
+            self.rdq.run_lanes(bodies)
         except BaseException:
             self.tag()
             raise
@@ -251,8 +256,8 @@ def _plan(rdq: Rdq, check: str) -> tuple[int, int]:
     if case is not None and case.example is not None and case.check == check:
         return int(case.example_kwargs()["seed"]), REPLAY_ROUNDS
     params = json.dumps(rdq.params, sort_keys=True)
-    return (derived_seed(rdq.settings.seed, check, params, "concurrency"),
-            ROUNDS[rdq.settings.profile])
+    return (derived_seed(rdq.seed, check, params, "concurrency"),
+            ROUNDS[rdq.profile])
 
 
 def _rewrites_and_reads(rdq: Rdq, check: str, *, atomic: bool, fresh: bool) -> None:

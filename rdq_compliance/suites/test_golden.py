@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rdq_compliance._corpus import Fixture, valid_fixtures
-from rdq_compliance._pytest._context import Rdq
-from rdq_compliance.suites._support import requirement
+from rdq_compliance.testing import Rdq, requirement
 
 
 @requirement("RDQ-GOLD-001")

@@ -8,11 +8,9 @@ destroys only this test's data.
 
 from __future__ import annotations
 
-from rdq_compliance._pytest._context import Namespace, Rdq
-from rdq_compliance.envelope._ids import new_id
-from rdq_compliance.envelope._model import Envelope
+from rdq_compliance import Envelope, new_id
 from rdq_compliance.suites._names import claimed_family
-from rdq_compliance.suites._support import base_envelope, requirement, ulid
+from rdq_compliance.testing import Namespace, Rdq, base_envelope, requirement, ulid
 
 _SHARED = 80
 """The id every namespace of a test writes its own envelope under."""

@@ -13,11 +13,8 @@ from typing import Any
 
 import pytest
 
-from rdq_compliance._pytest._context import Rdq
-from rdq_compliance.envelope._limits import MAX_KNOWN_INT
-from rdq_compliance.envelope._model import Attempt, Envelope, ErrorInfo, Outcome, Status
-from rdq_compliance.strategies import envelopes, header_maps, ids, payloads
-from rdq_compliance.strategies._values import EPOCH, LAST_INSTANT
+from rdq_compliance import Attempt, Envelope, ErrorInfo, Outcome, Status
+from rdq_compliance.strategies import EPOCH, LAST_INSTANT, envelopes, header_maps, ids, payloads
 from rdq_compliance.suites._strategies import (
     distinct_envelopes,
     envelopes_with_free_text_everywhere,
@@ -25,9 +22,11 @@ from rdq_compliance.suites._strategies import (
     envelopes_with_timestamps_everywhere,
     envelopes_with_typed_fields,
 )
-from rdq_compliance.suites._support import (
+from rdq_compliance.testing import (
     EVERY_JSON_TYPE,
+    MAX_KNOWN_INT,
     T0,
+    Rdq,
     base_envelope,
     requirement,
     with_error,
@@ -46,7 +45,7 @@ def test_generated_envelopes_roundtrip(rdq: Rdq) -> None:
     def roundtrip(env: Envelope) -> None:
         ns.roundtrip(env)
 
-    rdq.for_all(roundtrip, env=envelopes(extremes=_EXTREMES[rdq.settings.profile]))
+    rdq.for_all(roundtrip, env=envelopes(extremes=_EXTREMES[rdq.profile]))
 
 
 @requirement("RDQ-RT-002", kind="property", slow=True)

@@ -14,15 +14,27 @@ import pytest
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, initialize, rule
 
-from rdq_compliance._pytest._context import Namespace, Rdq
-from rdq_compliance.envelope._codec import encode
-from rdq_compliance.envelope._limits import MAX_ENVELOPE_BYTES
-from rdq_compliance.envelope._model import Attempt, Envelope, ErrorInfo, Outcome, Status
-from rdq_compliance.envelope._validate import validate
-from rdq_compliance.storage._stdio import StdioStorage
+from rdq_compliance import (
+    MAX_ENVELOPE_BYTES,
+    Attempt,
+    Envelope,
+    ErrorInfo,
+    Outcome,
+    Status,
+    encode,
+    validate,
+)
 from rdq_compliance.strategies import envelopes, ids
 from rdq_compliance.suites._names import PAIRS, pair
-from rdq_compliance.suites._support import T0, base_envelope, requirement, ulid, with_error
+from rdq_compliance.testing import (
+    T0,
+    Namespace,
+    Rdq,
+    base_envelope,
+    requirement,
+    ulid,
+    with_error,
+)
 
 
 def _rich(n: int) -> Envelope:
@@ -312,7 +324,7 @@ def test_many_envelopes_are_all_kept(rdq: Rdq) -> None:
     namespace, every seventh is then rewritten, and only then is every one read back:
     each returns its last write (a store that keeps only the latest few, or serves them
     from a bounded cache over a lossy store, fails)."""
-    count = MANY[rdq.settings.profile]
+    count = MANY[rdq.profile]
     ns = rdq.namespace()
     for n in range(count):
         ns.write(_numbered(n, 0))
@@ -379,7 +391,7 @@ def test_changing_the_written_object_changes_nothing_stored(rdq: Rdq) -> None:
 
     Python adapters only: a testee gets JSON text, through which it cannot keep a
     reference to the caller's object, so the requirement does not apply to it."""
-    if isinstance(rdq.runtime.storage, StdioStorage):
+    if rdq.out_of_process:
         rdq.not_applicable("C13a concerns Python adapters: a testee is sent JSON text and "
                            "cannot keep a reference to the kit's envelope object")
     ns = rdq.namespace()

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from rdq_compliance._pytest._context import Rdq
-from rdq_compliance.envelope._limits import MESSAGE_LIMIT, STACK_LIMIT, TRUNCATION_MARKER
-from rdq_compliance.envelope._model import Envelope
-from rdq_compliance.envelope._truncate import truncate_message, truncate_stack
+from rdq_compliance import (
+    MESSAGE_LIMIT,
+    STACK_LIMIT,
+    TRUNCATION_MARKER,
+    Envelope,
+    truncate_message,
+    truncate_stack,
+)
 from rdq_compliance.strategies import free_texts, truncated_texts
-from rdq_compliance.suites._support import base_envelope, requirement, with_error
+from rdq_compliance.testing import Rdq, base_envelope, requirement, with_error
 
 _LIMITS = {"message": MESSAGE_LIMIT, "stack": STACK_LIMIT}
 

@@ -8,14 +8,17 @@ from typing import Any
 import pytest
 from hypothesis import strategies as st
 
-from rdq_compliance._pytest._context import Rdq
-from rdq_compliance.envelope._limits import INT64_MAX, INT64_MIN
-from rdq_compliance.envelope._model import Envelope
-from rdq_compliance.envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
+from rdq_compliance import Envelope
 from rdq_compliance.strategies import ids, json_values, unknown_field_maps
 from rdq_compliance.suites._strategies import envelopes_with_extras_everywhere
-from rdq_compliance.suites._support import (
+from rdq_compliance.testing import (
+    ATTEMPT_FIELDS,
+    ENVELOPE_FIELDS,
+    ERROR_FIELDS,
     EVERY_JSON_TYPE,
+    INT64_MAX,
+    INT64_MIN,
+    Rdq,
     base_envelope,
     requirement,
     with_error,

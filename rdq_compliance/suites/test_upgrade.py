@@ -13,9 +13,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from rdq_compliance._pytest._context import Rdq
-from rdq_compliance._pytest._upgrade import DROPPED, Saved
-from rdq_compliance.suites._support import requirement
+from rdq_compliance.testing import DROPPED, Rdq, Saved, requirement
 
 _READ_ROLES = ("golden", "generated", "rewritten")
 

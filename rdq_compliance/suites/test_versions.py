@@ -11,11 +11,9 @@ import dataclasses
 
 import pytest
 
-from rdq_compliance._pytest._context import Namespace, Rdq
-from rdq_compliance.envelope._model import Envelope
-from rdq_compliance.storage._protocol import ErrorCode
+from rdq_compliance import Envelope, ErrorCode
 from rdq_compliance.strategies import envelopes, envelopes_of_other_versions
-from rdq_compliance.suites._support import base_envelope, requirement
+from rdq_compliance.testing import Namespace, Rdq, base_envelope, requirement
 
 #: The envelope versions the kit can generate and check.
 KIT_VERSIONS = (1,)

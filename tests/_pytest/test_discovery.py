@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -126,3 +127,38 @@ def test_required_option_and_environment(fake_site: Path) -> None:
 def test_testee_needs_stdio(fake_site: Path) -> None:
     with pytest.raises(DiscoveryError, match="only used with --rdq-plugin=stdio"):
         resolve_options([load_plugin("fake")], [], testee="./t", environ={})
+
+
+MODULE = textwrap.dedent('''
+    from rdq_compliance import StorageInfo, hookimpl
+
+    class Storage:
+        info = StorageInfo("folder", "1", frozenset({1}), frozenset())
+        def open(self, namespace): ...
+        def drop(self, namespace): ...
+        def close(self): ...
+
+    @hookimpl
+    def rdq_storage_open(options):
+        return Storage()
+
+    class Plugin:
+        rdq_storage_open = staticmethod(rdq_storage_open)
+
+    plugin = Plugin()
+''')
+
+
+def test_unpackaged_plugin_loads_from_its_folder(tmp_path: Path, monkeypatch):
+    """`module:attr` (issue 14 §8): a module in the current folder loads although the
+    `pytest` script does not put the folder on sys.path; `module:` registers the module
+    itself (module-level hooks)."""
+    name = f"rdq_folder_plugin_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(MODULE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    try:
+        assert load_plugin(f"{name}:").pm.hook.rdq_storage_open.get_hookimpls()
+        assert load_plugin(f"{name}:plugin").label == f"{name}:plugin"
+    finally:
+        sys.modules.pop(name, None)

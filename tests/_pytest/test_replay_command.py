@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rdq_compliance._pytest._case import MASKED, mask_secrets, replay_command
+from rdq_compliance.testing._case import MASKED, mask_secrets, replay_command
 from tests._pytest._standin import run
 
 ONE_EXAMPLE = ("-k", "test_timestamp_keeps_milliseconds and leap")

@@ -8,7 +8,7 @@ import pytest
 
 from rdq_compliance._pytest.kit import MARKER, SUITE_FILES
 from rdq_compliance._requirements import REQUIREMENTS
-from rdq_compliance.suites._support import requirement
+from rdq_compliance.testing import requirement
 
 
 def _tagged() -> dict[str, list[str]]:

@@ -335,7 +335,7 @@ def test_the_kit_handles_deep_envelopes(pytester: pytest.Pytester, levels: int) 
     pytester.makepyfile(
         test_deep_user=f'''
 from rdq_compliance import decode
-from rdq_compliance.suites._support import requirement
+from rdq_compliance.testing import requirement
 
 @requirement("RDQ-UF-007")
 def test_roundtrip(rdq):

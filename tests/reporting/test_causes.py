@@ -10,7 +10,6 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from rdq_compliance import Difference
-from rdq_compliance._pytest._symptoms import pointer_pattern, symptom_of
 from rdq_compliance.reporting import TestResult, TestStatus, render_markdown, terminal_lines
 from rdq_compliance.reporting._causes import (
     SPEC_URL,
@@ -19,6 +18,7 @@ from rdq_compliance.reporting._causes import (
     group_causes,
 )
 from rdq_compliance.reporting._markdown import md_cell, md_clause_links, md_clauses
+from rdq_compliance.testing._symptoms import pointer_pattern, symptom_of
 
 from ._synth import meta, passing, report_for, validate_schema
 
@@ -180,7 +180,7 @@ def test_an_invalid_envelope_read_back_is_a_symptom_too():
     """RDQ-RT-004 (C6): a read that returns an invalid envelope (lower-case id, naive
     timestamps) has its first violation as the symptom, so it groups into a cause."""
     from rdq_compliance import Violation, ViolationCode
-    from rdq_compliance._pytest._symptoms import symptom_of_violation
+    from rdq_compliance.testing._symptoms import symptom_of_violation
 
     v = Violation(ViolationCode.ID_FORMAT, "/id", "'01j…' is not canonical ULID text")
     s = symptom_of_violation(v, "C6", ["  /id: ID_FORMAT [C6]: …"])

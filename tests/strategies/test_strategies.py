@@ -443,7 +443,8 @@ def test_bad_arguments_fail_at_definition_time(call: Callable[[], object]) -> No
 
 def test_public_surface() -> None:
     assert sorted(rs.__all__) == sorted(
-        ["attempts", "envelopes", "envelopes_of_other_versions", "errors", "free_texts",
+        ["EPOCH", "LAST_INSTANT",
+         "attempts", "envelopes", "envelopes_of_other_versions", "errors", "free_texts",
          "header_maps", "ids", "json_values", "names", "payloads", "timestamps",
          "truncated_texts", "unknown_field_maps"]
     )  # fmt: skip

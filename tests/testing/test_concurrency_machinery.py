@@ -24,12 +24,12 @@ from typing import Any
 import pytest
 
 from rdq_compliance import StorageInfo, hookimpl, validate
-from rdq_compliance._pytest._guard import CheckFailed, OperationHung
-from rdq_compliance._pytest._lanes import Lane, run_lanes
-from rdq_compliance._pytest._runtime import PluginRuntime
 from rdq_compliance._requirements import get_requirement
 from rdq_compliance.storage._discovery import LoadedPlugin, _new_manager
 from rdq_compliance.suites.test_concurrency import History, Key, Op, version
+from rdq_compliance.testing import CheckFailed, OperationHung
+from rdq_compliance.testing._lanes import Lane, run_lanes
+from rdq_compliance.testing._runtime import PluginRuntime
 
 TIMEOUT = 0.5
 
@@ -207,8 +207,8 @@ def test_a_version_whose_write_had_not_begun_is_flagged() -> None:
 
 
 def test_every_profile_has_rounds() -> None:
-    from rdq_compliance._pytest._profiles import PROFILES
     from rdq_compliance.suites.test_concurrency import ROUNDS
+    from rdq_compliance.testing import PROFILES
 
     assert set(ROUNDS) == set(PROFILES)
     assert get_requirement("RDQ-CC-001").capability == "concurrent"

@@ -1,60 +1,21 @@
-"""What the suite modules share: the @requirement tag and envelope builders."""
+"""Deterministic envelopes for fixed examples: a small valid base envelope and variations.
+
+Tests compare against these, never against an earlier read, so each is a pure function
+of its arguments.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
-import pytest
-
-from .._requirements import get_requirement
 from ..envelope._model import Attempt, Envelope, ErrorInfo, Outcome, Status
 
-__all__ = ["T0", "base_envelope", "requirement", "ulid", "with_error"]
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-KINDS = ("example", "property", "machine")
-
-
-def requirement(id: str, *, kind: str = "example", slow: bool = False) -> Callable[[F], F]:
-    """Tag a kit test with the requirement it checks.
-
-    Checked at import time: the id must be in the registry, not retired, and
-    the test's docstring must cite the id and at least one of its clauses.
-    ``kind``: ``example`` (fixed examples, milliseconds), ``property`` (calls
-    ``rdq.for_all``) or ``machine`` (calls ``rdq.run_machine``): the kit runs the
-    examples first (``-x`` stops at the first defect a fixed example shows).
-    ``slow``: one of the longest properties (measured: ``--durations``); under
-    ``-n N`` such tests are dealt out before the other properties.
-    """
-    req = get_requirement(id)  # KeyError naming the known ids
-    if req.retired:
-        raise ValueError(f"requirement {id!r} is retired; no test may check it")
-    if kind not in KINDS:
-        raise ValueError(f"@requirement({id!r}, kind={kind!r}): expected one of {KINDS}")
-
-    def mark(fn: F) -> F:
-        doc = fn.__doc__ or ""
-        if id not in doc or not any(c in doc for c in req.clauses):
-            raise ValueError(
-                f"{fn.__qualname__}: its docstring must cite {id} and one of its clauses "
-                f"({', '.join(req.clauses)})"
-            )
-        mark = getattr(pytest.mark, "rdq_requirement")  # noqa: B009
-        extra: dict[str, object] = {} if kind == "example" else {"kind": kind}
-        if slow:
-            extra["slow"] = True
-        marked: F = mark(id, **extra)(fn)
-        return marked
-
-    return mark
-
+__all__ = ["EVERY_JSON_TYPE", "T0", "base_envelope", "ulid", "with_error"]
 
 T0 = datetime(2026, 7, 20, 14, 3, 22, 117_000, tzinfo=UTC)
+"""The instant the fixed examples are built around."""
 
 
 def ulid(n: int) -> str:
@@ -109,7 +70,6 @@ def with_error(env: Envelope, **changes: Any) -> Envelope:
     return dataclasses.replace(
         env, attempts=(dataclasses.replace(first, error=error), *env.attempts[1:])
     )
-
 
 
 #: One JSON value of every kind unknown fields and ``detail`` may hold (C5, C10).

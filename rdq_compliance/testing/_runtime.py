@@ -1,4 +1,14 @@
-"""One selected plugin inside one pytest process: its storage, worker thread and state.
+"""One selected plugin inside one pytest process: its storage, the guard and its state.
+
+Every call into a plugin goes through the guard (:class:`Runner`): a plugin under
+test is untrusted code that may hang, raise anything or return the wrong type, and
+none of that may become a pytest internal error or a run that never ends. So each
+call runs on a daemon worker thread with a deadline (``--rdq-timeout``); one worker
+thread per plugin runs all its calls (a plugin keeping thread-bound resources, such
+as a default ``sqlite3`` connection, works). Only the concurrency suite, and only for
+a plugin that declares ``concurrent`` (C18), calls it from several lanes, each with a
+worker of its own (``_lanes.py``). A call that outlives the timeout abandons its
+thread (daemon: it cannot keep the process alive) and marks the storage broken.
 
 Opened once per process at session start (on the xdist controller too, only to
 learn what the plugin declares). After a hang the storage is abandoned and a
@@ -11,19 +21,77 @@ store: a database keeps its tables); those that cannot be are named in one note.
 from __future__ import annotations
 
 import math
+import queue
 import threading
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..storage._discovery import STDIO, LoadedPlugin
 from ..storage._protocol import Storage, StorageInfo, StorageUnavailable
 from ..storage._stdio import TesteeFault
-from ._guard import OperationHung, PluginFault, Runner, format_plugin_traceback
+from ._failures import OperationHung, PluginFault, format_plugin_traceback
 
-__all__ = ["HANG_LIMIT", "PluginRuntime", "check_info"]
+__all__ = ["HANG_LIMIT", "PluginRuntime", "Runner", "check_info"]
 
 HANG_LIMIT = 3
 """Operations in a row that outlive the timeout before the kit gives up on a plugin."""
+
+
+@dataclass
+class _Job:
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    done: threading.Event = field(default_factory=threading.Event)
+    result: Any = None
+    error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.result = self.fn(*self.args)
+        except BaseException as exc:  # the plugin's problem, reported by the caller
+            self.error = exc
+        finally:
+            self.done.set()
+
+
+class Runner:
+    """A daemon worker thread that runs plugin calls one at a time, with a deadline."""
+
+    def __init__(self, name: str) -> None:
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
+        self._thread.start()
+        self.abandoned = False
+
+    def _loop(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            job.run()
+
+    def call(self, fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
+        """Run ``fn(*args)`` on the worker thread.
+
+        Returns its result; raises :class:`PluginFault` wrapping whatever it
+        raised, or :class:`TimeoutError` when it did not finish within
+        ``timeout`` seconds (the runner is then abandoned and must not be reused).
+        """
+        if self.abandoned:
+            raise RuntimeError("this runner was abandoned after a timeout")
+        job = _Job(fn, args)
+        self._jobs.put(job)
+        if not job.done.wait(timeout):
+            self.abandoned = True
+            raise TimeoutError
+        if job.error is not None:
+            raise PluginFault(job.error)
+        return job.result
+
+    def stop(self) -> None:
+        if not self.abandoned:
+            self._jobs.put(None)
 
 
 def check_info(info: object) -> str | None:

@@ -1,4 +1,4 @@
-"""``_private_copy``: the copy of an envelope the kit hands to ``write``.
+"""``private_copy``: the copy of an envelope the kit hands to ``write``.
 
 It must equal the original and share no mutable container with it, so that whatever a
 plugin does to the envelope it was given, the kit's expected value stays what the
@@ -18,13 +18,13 @@ import pytest
 from hypothesis import given, settings
 
 from rdq_compliance import Attempt, Envelope, ErrorInfo, Outcome, Status, diff
-from rdq_compliance._pytest._context import (
+from rdq_compliance.strategies import envelopes
+from rdq_compliance.testing._copy import (
     _copy_attempt,
     _copy_error,
     _copy_json,
-    _private_copy,
 )
-from rdq_compliance.strategies import envelopes
+from rdq_compliance.testing._copy import private_copy as _private_copy
 
 T0 = datetime(2024, 2, 29, 12, 0, 0, 1000, tzinfo=UTC)
 

@@ -8,8 +8,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from rdq_compliance import NAMESPACE_PATTERN
-from rdq_compliance._pytest._context import KitSettings, Rdq
 from rdq_compliance._requirements import get_requirement
+from rdq_compliance.testing._handle import KitSettings, Rdq
 
 
 def _rdq(token: str, worker: str) -> Rdq:

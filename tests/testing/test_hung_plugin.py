@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from rdq_compliance import StorageInfo, hookimpl
-from rdq_compliance._pytest._guard import OperationHung
-from rdq_compliance._pytest._runtime import HANG_LIMIT, PluginRuntime
 from rdq_compliance.storage._discovery import LoadedPlugin, _new_manager
+from rdq_compliance.testing import OperationHung
+from rdq_compliance.testing._runtime import HANG_LIMIT, PluginRuntime
 
 TESTEE = Path(__file__).resolve().parents[1] / "mutants" / "testee.py"
 TIMEOUT = 0.2

@@ -14,8 +14,8 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
-from ._guard import CheckFailed, OperationHung, Runner
-from ._runtime import PluginRuntime
+from ._failures import CheckFailed, OperationHung
+from ._runtime import PluginRuntime, Runner
 
 __all__ = ["Lane", "now_ns", "run_lanes"]
 

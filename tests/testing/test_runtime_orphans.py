@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from rdq_compliance import ErrorCode, StorageError, StorageInfo, hookimpl
-from rdq_compliance._pytest._context import KitSettings, Rdq
-from rdq_compliance._pytest._guard import CheckFailed, OperationHung
-from rdq_compliance._pytest._runtime import PluginRuntime
 from rdq_compliance._requirements import get_requirement
 from rdq_compliance.storage._discovery import LoadedPlugin, _new_manager
+from rdq_compliance.testing import CheckFailed, OperationHung
+from rdq_compliance.testing._handle import KitSettings, Rdq
+from rdq_compliance.testing._runtime import PluginRuntime
 
 TIMEOUT = 0.2
 

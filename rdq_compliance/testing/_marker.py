@@ -1,0 +1,58 @@
+"""``@requirement``: the tag that makes a test a kit test of one registered requirement.
+
+The pytest plugin reads the marker it sets (:data:`MARKER`): the ``rdq`` fixture needs
+it, the report counts the test towards the requirement, ``-k``/``-m`` select by the id,
+and the kit orders its tests from ``kind`` and ``slow``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import pytest
+
+from .._requirements import get_requirement
+
+__all__ = ["KINDS", "MARKER", "requirement"]
+
+MARKER = "rdq_requirement"
+"""The pytest marker ``@requirement`` sets: ``rdq_requirement(id, kind=..., slow=...)``."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+KINDS = ("example", "property", "machine")
+
+
+def requirement(id: str, *, kind: str = "example", slow: bool = False) -> Callable[[F], F]:
+    """Tag a kit test with the requirement it checks.
+
+    Checked at import time: the id must be in the registry, not retired, and
+    the test's docstring must cite the id and at least one of its clauses.
+    ``kind``: ``example`` (fixed examples, milliseconds), ``property`` (calls
+    ``rdq.for_all``) or ``machine`` (calls ``rdq.run_machine``): the kit runs the
+    examples first (``-x`` stops at the first defect a fixed example shows).
+    ``slow``: one of the longest properties (measured: ``--durations``); under
+    ``-n N`` such tests are dealt out before the other properties.
+    """
+    req = get_requirement(id)  # KeyError naming the known ids
+    if req.retired:
+        raise ValueError(f"requirement {id!r} is retired; no test may check it")
+    if kind not in KINDS:
+        raise ValueError(f"@requirement({id!r}, kind={kind!r}): expected one of {KINDS}")
+
+    def mark(fn: F) -> F:
+        doc = fn.__doc__ or ""
+        if id not in doc or not any(c in doc for c in req.clauses):
+            raise ValueError(
+                f"{fn.__qualname__}: its docstring must cite {id} and one of its clauses "
+                f"({', '.join(req.clauses)})"
+            )
+        mark = getattr(pytest.mark, MARKER)
+        extra: dict[str, object] = {} if kind == "example" else {"kind": kind}
+        if slow:
+            extra["slow"] = True
+        marked: F = mark(id, **extra)(fn)
+        return marked
+
+    return mark

@@ -1,0 +1,295 @@
+"""Namespaces: the adapter a test writes and reads through, and the names a test owns.
+
+:class:`Namespace` calls an adapter through the guard and judges what comes back
+strictly against the kit's own expected values, never against an earlier read from
+the same store. :class:`Namespaces` is the bookkeeping behind ``rdq.new_name``,
+``rdq.namespace``, ``rdq.release`` and the teardown: every namespace a test used is
+closed and dropped at its end, even after a failure or a hang.
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+from collections.abc import Collection
+from typing import TYPE_CHECKING, Any
+
+from ..envelope._clauses import clauses_for_pointer
+from ..envelope._diff import diff, format_diff
+from ..envelope._model import Envelope
+from ..envelope._validate import validate
+from ..storage._protocol import NAMESPACE_PATTERN, StorageError
+from ..storage._stdio import vouched_for
+from ._copy import private_copy
+from ._failures import (
+    CheckFailed,
+    OperationHung,
+    PluginFault,
+    clauses_of,
+    describe_storage_error,
+    format_plugin_traceback,
+    pretty,
+)
+from ._symptoms import symptom_of, symptom_of_violation
+
+if TYPE_CHECKING:
+    from ._handle import Rdq
+
+__all__ = ["Namespace", "Namespaces"]
+
+_ns_counter = itertools.count()
+_PROCESS_TOKEN = secrets.token_hex(4)  # for an Rdq built without a run token (the kit's tests)
+
+
+class Namespace:
+    """An adapter opened on one namespace, called through the guard."""
+
+    def __init__(self, rdq: Rdq, name: str, adapter: Any) -> None:
+        self.rdq = rdq
+        self.name = name
+        self.adapter = adapter
+        self.closed = False
+        self.last_given: Envelope | None = None
+        """The object the plugin got in the last successful ``write`` (C13a: the
+        kit may change it afterwards; what is stored must not change)."""
+
+    def write(self, env: Envelope, *, allow: Collection[str] = ()) -> StorageError | None:
+        """Write ``env``. A refusal with a code in ``allow`` is returned; any other
+        refusal of a valid envelope within the limits fails the test (C17)."""
+        __tracebackhide__ = True
+        rdq = self.rdq
+        op = f"write(envelope id={env.id!r}) in namespace {self.name!r}"
+        # The plugin gets a copy: whatever it does to it, the expected value
+        # (``env``) stays what the generator produced.
+        given_env = private_copy(env)
+        result = rdq.call(op, self.adapter.write, given_env, envelopes=(env,))
+        if isinstance(result, StorageError):
+            if result.code in allow:
+                return result
+            rdq.fail(
+                f"{op} refused a valid envelope within the limits with "
+                f"{describe_storage_error(result)} (C17: a valid envelope within the limits "
+                "must never be rejected)",
+                envelopes=(env,),
+            )
+        if result is not None:
+            rdq.fail(f"{op} returned {result!r}; expected None", envelopes=(env,))
+        mutated = diff(env, given_env)
+        if mutated:
+            rdq.fail(
+                f"{op} changed the envelope object it was given (the kit compares against "
+                "its own copy, but a plugin must not mutate its input):",
+                detail=format_diff(mutated),
+                envelopes=(env,),
+            )
+        self.last_given = given_env
+        return None
+
+    def read(self, id: str, *, expected: Envelope | None = None) -> Envelope | None:
+        """``read(id)`` with its type checked (``expected`` only feeds failure messages)."""
+        __tracebackhide__ = True
+        rdq = self.rdq
+        op = f"read({id!r}) in namespace {self.name!r}"
+        shown = () if expected is None else (expected,)
+        result = rdq.call(op, self.adapter.read, id, envelopes=shown)
+        if isinstance(result, StorageError):
+            rdq.fail(
+                f"{op} raised {describe_storage_error(result)}; reading must not fail "
+                "(C13: read returns the last envelope written, or nothing)",
+                envelopes=shown,
+            )
+        if result is not None and not isinstance(result, Envelope):
+            rdq.fail(
+                f"{op} returned {type(result).__name__} {result!r:.200}; expected "
+                "rdq_compliance.Envelope or None",
+                envelopes=shown,
+            )
+        return result
+
+    def expect(self, id: str, expected: Envelope | None, *, why: str = "") -> None:
+        """Read ``id`` and require exactly ``expected`` (None: nothing stored)."""
+        __tracebackhide__ = True
+        rdq = self.rdq
+        got = self.read(id, expected=expected)
+        op = f"read({id!r}) in namespace {self.name!r}"
+        because = f" ({why})" if why else ""
+        if expected is None:
+            if got is not None:
+                rdq.fail(
+                    f"{op} returned an envelope, expected None{because}",
+                    detail="returned:\n" + pretty(got),
+                )
+            return
+        if got is None:
+            rdq.fail(f"{op} returned None, expected the envelope written{because}",
+                     envelopes=(expected,))
+        try:
+            # A model the stdio bridge built from wire JSON it validated is not
+            # validated twice (same versions=None and size limit there).
+            violations = [] if vouched_for(got) else validate(got, versions=None)
+        except Exception as exc:
+            violations = []
+            rdq.fail(f"{op} returned a value the kit cannot check: {type(exc).__name__}: {exc}",
+                     envelopes=(expected,))
+        if violations:
+            lines = []
+            for v in violations[:20]:
+                lines.append(f"  {v.pointer or '/'}: {v.code} [{clauses_of(v.code)}]: "
+                             f"{v.message}")
+            first = violations[0]
+            rdq.fail(
+                f"{op} returned an invalid envelope (RDQ-RT-004: what a plugin returns is a "
+                f"valid envelope in exact model form){because}:",
+                detail="\n".join(lines),
+                envelopes=(expected,),
+                symptom=symptom_of_violation(first, clauses_of(first.code) or "C11", lines),
+            )
+        differences = diff(expected, got)
+        if differences:
+            # One line per difference, at most 20, then one "… and N more" (format_diff's
+            # own would be a 21st line, tagged with the clause of a difference not shown).
+            lines = [f"  {d}  [{clauses_for_pointer(d)}]" for d in differences[:20]]
+            if len(differences) > 20:
+                lines.append(f"  … and {len(differences) - 20} more")
+            rdq.fail(
+                f"{op} returned an envelope that differs from the one written{because}:",
+                detail="\n".join(lines),
+                envelopes=(expected,),
+                symptom=symptom_of(differences[0], clauses_for_pointer(differences[0]), lines),
+            )
+
+    def roundtrip(self, env: Envelope) -> None:
+        """write(env) then read(env.id) == env."""
+        __tracebackhide__ = True
+        self.write(env)
+        self.expect(env.id, env)
+
+    def close(self) -> None:
+        __tracebackhide__ = True
+        if self.closed:
+            return
+        self.closed = True
+        result = self.rdq.call(f"adapter.close() of namespace {self.name!r}", self.adapter.close)
+        if isinstance(result, StorageError):
+            self.rdq.fail(
+                f"adapter.close() of namespace {self.name!r} raised "
+                f"{describe_storage_error(result)}"
+            )
+
+
+class Namespaces:
+    """The namespaces one test owns (names made or claimed, adapters opened): what
+    ``rdq.namespace`` and friends do, and what the teardown drops."""
+
+    def __init__(self, rdq: Rdq) -> None:
+        self.rdq = rdq
+        self.opened: list[Namespace] = []
+        self.names: list[str] = []
+
+    def new_name(self) -> str:
+        settings = self.rdq.settings
+        token = settings.run_token or _PROCESS_TOKEN
+        name = f"t{token}{settings.worker}w{next(_ns_counter):x}"
+        assert len(name) <= 20, name
+        assert NAMESPACE_PATTERN.fullmatch(name), name
+        self.names.append(name)
+        return name
+
+    def claim_name(self, name: str) -> str:
+        if not isinstance(name, str) or not NAMESPACE_PATTERN.fullmatch(name):
+            raise ValueError(f"namespace name={name!r} does not match "
+                             f"{NAMESPACE_PATTERN.pattern} (C14)")
+        if name not in self.names:
+            self.names.append(name)
+        return name
+
+    def forget_name(self, name: str) -> None:
+        if name in self.names:
+            self.names.remove(name)
+
+    def open(self, name: str | None) -> Namespace:
+        __tracebackhide__ = True
+        rdq = self.rdq
+        storage = rdq.runtime.storage
+        if storage is None:
+            what = "a new namespace" if name is None else f"namespace {name!r}"
+            rdq.fail(f"no storage to open {what} on: {rdq.runtime.dead}")
+        if name is None:
+            name = self.new_name()
+        result = rdq.call(f"storage.open({name!r})", storage.open, name)
+        if isinstance(result, StorageError):
+            rdq.fail(f"storage.open({name!r}) refused with {describe_storage_error(result)}")
+        missing = [m for m in ("write", "read", "close") if not callable(getattr(result, m, None))]
+        if missing:
+            rdq.fail(
+                f"storage.open({name!r}) returned {result!r}, which has no "
+                f"{', '.join(missing)}; expected an rdq_compliance.Adapter"
+            )
+        ns = Namespace(rdq, name, result)
+        self.opened.append(ns)
+        return ns
+
+    def drop(self, name: str) -> None:
+        __tracebackhide__ = True
+        rdq = self.rdq
+        storage = rdq.runtime.storage
+        if storage is None:
+            rdq.fail(f"no storage to drop namespace {name!r} on: {rdq.runtime.dead}")
+        result = rdq.call(f"storage.drop({name!r})", storage.drop, name)
+        if isinstance(result, StorageError):
+            rdq.fail(f"storage.drop({name!r}) refused with {describe_storage_error(result)}")
+
+    def restart(self) -> None:
+        __tracebackhide__ = True
+        rdq = self.rdq
+        for ns in self.opened:
+            ns.close()
+        try:
+            rdq.runtime.restart()
+        except OperationHung as exc:
+            rdq.hung(exc, ())
+        except PluginFault as fault:
+            err = fault.exc
+            tb = format_plugin_traceback(err)
+            rdq.fail(
+                f"closing and reopening the storage failed: {type(err).__name__}: {err}",
+                detail=f"plugin traceback:\n{tb}" if tb else "",
+            )
+        except RuntimeError as exc:
+            rdq.fail(str(exc))
+
+    def release(self, name: str) -> None:
+        __tracebackhide__ = True
+        for ns in self.opened:
+            if ns.name == name:
+                ns.close()
+        self.opened = [ns for ns in self.opened if ns.name != name]
+        try:
+            self.drop(name)
+        finally:
+            # Forgotten unless the drop hung: then teardown hands it to the runtime,
+            # which drops it through the next storage.
+            if name in self.names and self.rdq.runtime.broken is None:
+                self.names.remove(name)
+
+    def teardown(self) -> None:
+        __tracebackhide__ = True
+        runtime = self.rdq.runtime
+        refused: CheckFailed | None = None
+        try:
+            if runtime.broken is not None or runtime.storage is None:
+                return  # nothing can be called on an abandoned storage any more
+            for ns in self.opened:
+                ns.close()
+            while self.names:
+                try:
+                    self.drop(self.names[0])
+                except CheckFailed as exc:  # refused: still drop the others, then report
+                    refused = refused or exc
+                del self.names[0]
+            if refused is not None:
+                raise refused
+        finally:
+            if runtime.broken is not None or runtime.storage is None:
+                runtime.abandon(self.names)
+                self.names.clear()

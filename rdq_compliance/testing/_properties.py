@@ -1,0 +1,131 @@
+"""Generated checks: ``rdq.for_all`` (a Hypothesis property), ``rdq.run_machine`` (a state
+machine), the per-property seeds and how hard each profile searches.
+
+The settings are built per property and applied to that property only: the kit
+never registers or loads a global Hypothesis profile, so the author's own
+Hypothesis tests in the same run are unaffected. Hypothesis itself is imported
+where a property runs: the xdist controller loads the kit but runs no test.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from hypothesis import settings
+    from hypothesis.stateful import RuleBasedStateMachine
+    from hypothesis.strategies import SearchStrategy
+
+    from ._handle import Rdq
+
+__all__ = ["BUDGETS", "PROFILES", "derived_seed", "for_all", "hypothesis_settings",
+           "run_machine"]
+
+PROFILES = ("quick", "ci", "thorough")
+
+# budget -> profile -> (max_examples, stateful_step_count)
+BUDGETS: dict[str, dict[str, tuple[int, int]]] = {
+    # read(write(e)) == e on arbitrary envelopes: the broadest search.
+    "generic": {"quick": (10, 0), "ci": (40, 0), "thorough": (400, 0)},
+    # properties aimed at one field (strings, timestamps, headers, ...).
+    "targeted": {"quick": (8, 0), "ci": (25, 0), "thorough": (200, 0)},
+    # several envelopes per example, or a storage restart per example.
+    "heavy": {"quick": (3, 0), "ci": (10, 0), "thorough": (60, 0)},
+    # the state machine: runs x steps.
+    "stateful": {"quick": (8, 20), "ci": (20, 30), "thorough": (100, 50)},
+}
+
+
+def derived_seed(kit_seed: int, *parts: str) -> int:
+    """A per-property seed: the same --rdq-seed gives the same examples on every run,
+    and different properties do not all draw the same sequence."""
+    text = "\x1f".join((str(kit_seed), *parts))
+    return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
+
+
+def hypothesis_settings(profile: str, budget: str, *, replay: bool = False) -> settings:
+    # Imported here: the xdist controller loads the kit but runs no property, and
+    # importing Hypothesis there would delay the start of every worker.
+    from hypothesis import HealthCheck, Phase, settings
+
+    max_examples, steps = BUDGETS[budget][profile]
+    return settings(
+        max_examples=max(max_examples, 1),
+        stateful_step_count=max(steps, 1),
+        # Adapters do real I/O (databases, subprocesses): wall-clock deadlines
+        # would make verdicts depend on machine load. --rdq-timeout bounds hangs.
+        deadline=None,
+        # No example database: the same seed must give the same examples on
+        # every machine, whatever ran before.
+        database=None,
+        derandomize=False,  # the explicit per-property seed decides
+        # Generating whole envelopes (nested unknown fields, long strings) is
+        # legitimately slow and large; those checks would only flake on a busy CI box.
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                               HealthCheck.large_base_example],
+        report_multiple_bugs=False,  # one clear failure with one minimal envelope
+        print_blob=False,
+        phases=(Phase.explicit,) if replay else (
+            Phase.explicit, Phase.generate, Phase.target, Phase.shrink
+        ),
+    )
+
+
+def _record(drawn: dict[str, Any], key: str, value: Any) -> Any:
+    drawn[key] = value
+    return value
+
+
+def for_all(
+    rdq: Rdq, check: Callable[..., None], budget: str, strategies: dict[str, SearchStrategy[Any]]
+) -> None:
+    """:meth:`Rdq.for_all`: run ``check`` on examples drawn from ``strategies``, or only on
+    the saved example when this test is replayed; the failing example goes to
+    ``rdq.example`` (for the saved case)."""
+    __tracebackhide__ = True
+    from hypothesis import example, given
+    from hypothesis import seed as hypothesis_seed
+
+    name = check.__name__
+    case = rdq.replay
+    if case is not None and case.example is not None and case.check != name:
+        return  # replaying another property of this test
+    replaying = case is not None and case.example is not None
+
+    # The values of the example being run, recorded as they are drawn: the
+    # last run before Hypothesis re-raises is the minimal failing example.
+    # (Recording through the strategies, not a wrapper around ``check``,
+    # keeps kit frames out of the failure's traceback.)
+    drawn: dict[str, Any] = {}
+    recorded = {
+        key: strategy.map(functools.partial(_record, drawn, key))
+        for key, strategy in strategies.items()
+    }
+    test = given(**recorded)(check)
+    if replaying:
+        assert case is not None
+        test = example(**case.example_kwargs())(test)
+    test = hypothesis_settings(rdq.profile, budget, replay=replaying)(test)
+    params = json.dumps(rdq.params, sort_keys=True)
+    test = hypothesis_seed(derived_seed(rdq.seed, rdq.test_name, params, name))(test)
+    try:
+        test()
+    except BaseException:
+        rdq.example = (name, dict(drawn))
+        raise
+
+
+def run_machine(rdq: Rdq, machine: type[RuleBasedStateMachine]) -> None:
+    """:meth:`Rdq.run_machine`: a state machine under the profile's stateful budget and a
+    seed derived from --rdq-seed."""
+    __tracebackhide__ = True
+    from hypothesis import seed as hypothesis_seed
+    from hypothesis.stateful import run_state_machine_as_test
+
+    params = json.dumps(rdq.params, sort_keys=True)
+    seeded = hypothesis_seed(derived_seed(rdq.seed, rdq.test_name, params, "machine"))(machine)
+    run_state_machine_as_test(seeded, settings=hypothesis_settings(rdq.profile, "stateful"))

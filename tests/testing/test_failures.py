@@ -1,0 +1,15 @@
+"""testing/_failures.py: the C17 codes come from ErrorCode, the one list of them."""
+
+from __future__ import annotations
+
+from rdq_compliance import ErrorCode
+from rdq_compliance.testing import C17_CODES
+from rdq_compliance.testing._failures import C17_TEXT, is_c17
+
+
+def test_the_c17_codes_are_the_error_codes_in_spec_order() -> None:
+    assert {code.value for code in ErrorCode} == C17_CODES
+    assert C17_TEXT == ("one of the C17 codes (UNSUPPORTED_ENVELOPE_VERSION, PAYLOAD_TOO_LARGE, "
+                        "INVALID_ENVELOPE, NOT_SUPPORTED, INTERNAL)")
+    assert is_c17("INTERNAL") and is_c17(ErrorCode.NOT_SUPPORTED)
+    assert not is_c17("DISK_FULL") and not is_c17(None)
