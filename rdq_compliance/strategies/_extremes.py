@@ -66,11 +66,24 @@ def _random_bytes(seed: int, size: int) -> bytes:
     return random.Random(seed).randbytes(size)
 
 
+def _containers(value: JSONValue) -> int:
+    """How many arrays/objects deep ``value`` is (a scalar: 0)."""
+    best, stack = 0, [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict | list):
+            best = max(best, d + 1)
+            stack.extend((item, d + 1) for item in (v.values() if isinstance(v, dict) else v))
+    return best
+
+
 def _nested(levels: int, leaf: JSONValue, shape: str) -> JSONValue:
-    """``leaf`` inside containers so that the value is ``levels`` deep (``leaf`` a
-    scalar: the value itself is level 1)."""
+    """``leaf`` inside containers so that the value is exactly ``levels`` arrays/objects
+    deep, the depth .NET's MaxDepth counts (MySQL also counts the innermost scalar):
+    ``levels`` one past a limit crosses it by either count, and never goes past DEEP_MAX
+    whatever the drawn leaf."""
     value = leaf
-    for i in range(levels - 1):
+    for i in range(levels - _containers(leaf)):
         array = shape == "arrays" or (shape == "mixed" and i % 2 == 0)
         value = [value] if array else {"k": value}
     return value
