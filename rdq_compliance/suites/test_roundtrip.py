@@ -42,10 +42,7 @@ def test_generated_envelopes_roundtrip(rdq: Rdq) -> None:
     """RDQ-RT-001 (C3–C10, C12): read(write(e)) == e for generated valid envelopes."""
     ns = rdq.namespace()
 
-    def roundtrip(env: Envelope) -> None:
-        ns.roundtrip(env)
-
-    rdq.for_all(roundtrip, env=envelopes(extremes=_EXTREMES[rdq.profile]))
+    rdq.for_all(ns.roundtrip, env=envelopes(extremes=_EXTREMES[rdq.profile]))
 
 
 @requirement("RDQ-RT-002", kind="property", slow=True)
@@ -184,10 +181,7 @@ def test_generated_attempt_order_is_kept(rdq: Rdq) -> None:
     """RDQ-RT-005 (C12): generated attempt lists with repeated and decreasing attempt_no."""
     ns = rdq.namespace()
 
-    def roundtrip(env: Envelope) -> None:
-        ns.roundtrip(env)
-
-    rdq.for_all(roundtrip, budget="targeted", env=envelopes_with_reordered_attempts())
+    rdq.for_all(ns.roundtrip, budget="targeted", env=envelopes_with_reordered_attempts())
 
 
 _TEXTS = {
@@ -228,10 +222,7 @@ def test_generated_free_text_keeps_code_points(rdq: Rdq) -> None:
     """RDQ-RT-006 (C4): generated free text in every free-text field."""
     ns = rdq.namespace()
 
-    def roundtrip(env: Envelope) -> None:
-        ns.roundtrip(env)
-
-    rdq.for_all(roundtrip, budget="targeted", env=envelopes_with_free_text_everywhere())
+    rdq.for_all(ns.roundtrip, budget="targeted", env=envelopes_with_free_text_everywhere())
 
 
 def _utc(*args: int) -> datetime:
@@ -265,10 +256,7 @@ def test_generated_timestamps_keep_milliseconds(rdq: Rdq) -> None:
     """RDQ-RT-007 (C3): generated instants across 1970..9999 in every timestamp field."""
     ns = rdq.namespace()
 
-    def roundtrip(env: Envelope) -> None:
-        ns.roundtrip(env)
-
-    rdq.for_all(roundtrip, budget="targeted", env=envelopes_with_timestamps_everywhere())
+    rdq.for_all(ns.roundtrip, budget="targeted", env=envelopes_with_timestamps_everywhere())
 
 
 _PAYLOADS = {
