@@ -272,7 +272,8 @@ def test_traceback_rule_flags_kit_frames_and_internal_errors() -> None:
         "    RuntimeError: boom",
     ])
     assert kit_traceback_problems(good) == []
-    bad_frame = good.replace(f"{kit}/suites/test_roundtrip.py:40:", f"{kit}/testing/_runtime.py:99:")
+    bad_frame = good.replace(f"{kit}/suites/test_roundtrip.py:40:",
+                             f"{kit}/testing/_runtime.py:99:")
     assert len(kit_traceback_problems(bad_frame)) == 1
     bad_py = good.replace(f'File "{plugin}/zoo.py"', f'File "{kit}/storage/_stdio.py"')
     assert len(kit_traceback_problems(bad_py)) == 2  # the bridge frame and the codec after it

@@ -18,9 +18,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from rdq_compliance._cli import main as cli
-
-from ._synth import validate_schema
-from .test_e2e import STANDIN
+from tests._pytest.test_reporting_end_to_end import STANDIN
+from tests.reporting._synth import validate_schema
 
 OUTPUTS = ("--rdq-report", "out/report.json", "--rdq-badge", "out/badge.svg",
            "--rdq-summary", "out/summary.md")

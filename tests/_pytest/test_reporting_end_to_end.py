@@ -16,11 +16,10 @@ import pytest
 
 from rdq_compliance._cli import main as cli
 from rdq_compliance._requirements import REQUIREMENTS
-
-from ._synth import validate_schema
+from tests.reporting._synth import validate_schema
 
 STANDIN = '''
-"""Stand-in storage plugins for the reporting tests (see tests/reporting/test_e2e.py)."""
+"""Stand-in storage plugins for the reporting tests (this module)."""
 import dataclasses
 
 from rdq_compliance import (StorageInfo, StorageUnavailable, encode, from_json, hookimpl,

@@ -3,7 +3,7 @@
 The stand-in does what the kit does for reporting: it stashes a KitRun, tags each
 test with the rdq_* user properties at collection, skips capability-gated tests,
 and calls reporting_plugin.configure. So these tests run whatever state the real
-kit is in; test_e2e.py repeats the key cases with the real kit.
+kit is in; test_reporting_end_to_end.py repeats the key cases with the real kit.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from rdq_compliance._requirements import REQUIREMENTS
-
-from ._synth import validate_schema
+from tests.reporting._synth import validate_schema
 
 CONFTEST = '''
 import os
