@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from . import _model
@@ -80,12 +80,12 @@ def _fields(
     e: Envelope | Attempt | ErrorInfo,
     a: Envelope | Attempt | ErrorInfo,
     ptr: str,
-    compare: Mapping[str, _Compare],
+    compare: _Fields,
     out: list[Difference],
 ) -> None:
     """Each known field in the spec's order, then the unknown fields (``extra``)."""
-    for name, check in compare.items():
-        check(getattr(e, name), getattr(a, name), f"{ptr}/{name}", out)
+    for name, token, check in compare:
+        check(getattr(e, name), getattr(a, name), ptr + token, out)  # "" + token is token
     _extra(e.extra, a.extra, ptr, out)
 
 
@@ -103,7 +103,8 @@ def _attempts(e: Sequence[Attempt], a: object, ptr: str, out: list[Difference]) 
             out.append(_type_diff(sub, ea, aa, "Attempt"))
         else:
             _attempt(ea, aa, sub, out)
-    out.extend(_surplus(ptr, e, a, "attempt"))
+    if len(e) != len(a):
+        out.extend(_surplus(ptr, e, a, "attempt"))
 
 
 def _length_change(
@@ -240,6 +241,11 @@ def _both_set(e: object, a: object, cls: type, ptr: str, out: list[Difference]) 
 
 
 def _str(e: str | None, a: object, ptr: str, out: list[Difference]) -> None:
+    if type(a) is not str or e != a:  # else the common case: equal, nothing to say
+        _str_general(e, a, ptr, out)
+
+
+def _str_general(e: str | None, a: object, ptr: str, out: list[Difference]) -> None:
     if _both_set(e, a, str, ptr, out) and e != a:
         out.append(Difference(ptr, "changed", e, a, string_note(e, a)))  # type: ignore[arg-type]
 
@@ -285,6 +291,12 @@ def _bytes(e: bytes, a: object, ptr: str, out: list[Difference]) -> None:
 
 
 def _time(e: datetime | None, a: object, ptr: str, out: list[Difference]) -> None:
+    # The common case, nothing to say: an equal instant in exactly the wire's form.
+    if type(a) is not datetime or a.tzinfo is not UTC or a.microsecond % 1000 or e != a:
+        _time_general(e, a, ptr, out)
+
+
+def _time_general(e: datetime | None, a: object, ptr: str, out: list[Difference]) -> None:
     if not _both_set(e, a, datetime, ptr, out):
         return
     assert e is not None and isinstance(a, datetime)
@@ -424,8 +436,18 @@ def _json(e: object, a: object, ptr: str, out: list[Difference]) -> None:
 _Compare = Callable[[Any, Any, str, list[Difference]], None]
 """Compares one field: expected, actual, the field's pointer, the differences so far."""
 
+
+_Fields = tuple[tuple[str, str, _Compare], ...]
+"""Per known field: its name, its pointer token (with the slash) and its compare."""
+
+
+def _table(order: tuple[str, ...], compare: dict[str, _Compare]) -> _Fields:
+    assert tuple(compare) == order, "every known field, in the spec's order"
+    return tuple((name, f"/{name}", check) for name, check in compare.items())
+
+
 # The known fields of each object, in the spec's order (the order of the differences).
-_ENVELOPE_COMPARE: dict[str, _Compare] = {
+_ENVELOPE_COMPARE = _table(ENVELOPE_FIELDS, {
     "envelope_version": _int,
     "id": _str,
     "queue": _str,
@@ -441,23 +463,20 @@ _ENVELOPE_COMPARE: dict[str, _Compare] = {
     "lease_expires_at": _time,
     "created_at": _time,
     "attempts": _attempts,
-}
-_ATTEMPT_COMPARE: dict[str, _Compare] = {
+})
+_ATTEMPT_COMPARE = _table(ATTEMPT_FIELDS, {
     "attempt_no": _int,
     "started_at": _time,
     "finished_at": _time,
     "outcome": _enum,
     "error": _error_or_null,
-}
-_ERROR_COMPARE: dict[str, _Compare] = {
+})
+_ERROR_COMPARE = _table(ERROR_FIELDS, {
     "type": _str,
     "message": _str,
     "detail": _json,
     "stack": _str,
-}
-assert tuple(_ENVELOPE_COMPARE) == ENVELOPE_FIELDS
-assert tuple(_ATTEMPT_COMPARE) == ATTEMPT_FIELDS
-assert tuple(_ERROR_COMPARE) == ERROR_FIELDS
+})
 
 
 # -- formatting --------------------------------------------------------------------
