@@ -6,8 +6,8 @@ general path over generated envelopes"); docs/performance.md has the measurement
   it must never call two values the same that the walk tells apart.
 - ``validate(model)`` counts the payload's base64 characters instead of building the
   text; ``_validate_model(..., payload_text=True)`` is the general path.
-- ``encode`` writes the model's values without copying them first; ``to_json``
-  copies, and ``dumps(to_json(env))`` is the general path.
+- ``_diff._str`` and ``_diff._time`` return at once for an equal value of the exact
+  wire type; ``_str_general`` and ``_time_general`` are the general paths.
 
 The generated pairs lean on what a type-blind or identity-trusting check gets wrong:
 1, 1.0 and True; 0, -0.0 and False; NaN (not JSON, unequal to itself, even when both
@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import unicodedata
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -265,7 +266,7 @@ def _containers(*values: Any) -> set[int]:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(envelopes(extremes=0.5), st.booleans())
-def test_encode_writes_what_to_json_holds(env: Envelope, pretty: bool) -> None:
+def test_to_json_copies_what_encode_writes(env: Envelope, pretty: bool) -> None:
     obj = to_json(env)
     assert encode(env, pretty=pretty) == dumps(obj, pretty=pretty)
     # to_json's object is the caller's: it shares no list or dict with the model.
@@ -273,6 +274,38 @@ def test_encode_writes_what_to_json_holds(env: Envelope, pretty: bool) -> None:
     model = _containers(env.extra, *(a.extra for a in env.attempts),
                         *(e.extra for e in errors), *(e.detail for e in errors))  # fmt: skip
     assert not model & _containers(obj)
+
+
+class Moment(datetime):
+    """Equal to a datetime, not one (its isoformat is not vouched for)."""
+
+
+_T = datetime(2026, 7, 20, 14, 3, 22, 117_000, tzinfo=UTC)
+# The expected side is what a model holds (str or None; datetime or None); the read
+# side anything a plugin may return.
+_STRINGS: tuple[Any, ...] = (None, "", "a", "b", Text("a"), "\u00e9", "e\u0301")
+_TIMES: tuple[Any, ...] = (
+    None, _T, _T.replace(microsecond=117_500), _T.replace(tzinfo=None),
+    _T.astimezone(timezone(timedelta(hours=1))), _T + timedelta(milliseconds=1),
+    Moment(2026, 7, 20, 14, 3, 22, 117_000, tzinfo=UTC), _T.replace(fold=1),
+)  # fmt: skip
+_OTHERS: tuple[Any, ...] = (1, b"a", _T.isoformat())
+_WRITTEN_TIMES = tuple(t for t in _TIMES if t is None or t.tzinfo is not None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(_STRINGS), st.sampled_from(_STRINGS + _OTHERS + _TIMES),
+       st.sampled_from(_WRITTEN_TIMES), st.sampled_from(_TIMES + _OTHERS + _STRINGS))  # fmt: skip
+def test_leaf_fast_paths_say_what_the_general_ones_say(
+    es: Any, as_: Any, et: Any, at: Any
+) -> None:
+    for fast, general, e, a in ((_diff._str, _diff._str_general, es, as_),
+                                (_diff._time, _diff._time_general, et, at)):  # fmt: skip
+        out: list[_diff.Difference] = []
+        fast(e, a, "/f", out)
+        expected: list[_diff.Difference] = []
+        general(e, a, "/f", expected)
+        assert _shown(out) == _shown(expected)
 
 
 # -- the properties above catch a fast path that is wrong ------------------------------
