@@ -204,23 +204,24 @@ class _KeyViolation:
         self.match = match
 
 
+_TYPE_NAMES: tuple[tuple[type, str], ...] = (
+    (bool, "a boolean"),  # before int: bool is an int
+    (int, "an integer"),
+    (float, "a number"),
+    (str, "a string"),
+    (list, "an array"),
+    (dict, "an object"),
+)
+
+
 def json_type_name(value: object) -> str:
     """The JSON type of a Python value, for messages (``an integer``, ``a string``...)."""
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return f"a non-JSON {type(value).__name__}"
+    return next(
+        (name for cls, name in _TYPE_NAMES if isinstance(value, cls)),
+        f"a non-JSON {type(value).__name__}",
+    )
 
 
 def json_equal(a: object, b: object) -> bool:

@@ -62,8 +62,30 @@ def _coerce_enum(cls: type[enum.StrEnum], value: object, name: str) -> object:
     return value
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class ErrorInfo:
+class _Model:
+    """Equality by the structural diff (C5, C9, C11), a repr safe at any depth, and no
+    hash (``extra`` holds mutable JSON values): shared by the three model classes."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if type(self) is not type(other):
+            return NotImplemented
+        return _equal(self, other)
+
+    def __repr__(self) -> str:
+        # The dataclass repr, but without recursion into deep unknown fields and detail.
+        shown = ", ".join(
+            f"{f.name}={short_repr(getattr(self, f.name), sys.maxsize)}"
+            for f in fields(self)  # type: ignore[arg-type]
+        )
+        return f"{type(self).__name__}({shown})"
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class ErrorInfo(_Model):
     """The error object of an attempt record."""
 
     type: str
@@ -72,17 +94,9 @@ class ErrorInfo:
     stack: str | None = None
     extra: Mapping[str, JSONValue] = field(default_factory=dict)
 
-    def __eq__(self, other: object) -> bool:
-        return _model_eq(self, other)
 
-    def __repr__(self) -> str:
-        return _model_repr(self)
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Attempt:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Attempt(_Model):
     """One execution of a task (``attempts[i]``)."""
 
     attempt_no: int
@@ -95,17 +109,9 @@ class Attempt:
     def __post_init__(self) -> None:
         object.__setattr__(self, "outcome", _coerce_enum(Outcome, self.outcome, "outcome"))
 
-    def __eq__(self, other: object) -> bool:
-        return _model_eq(self, other)
 
-    def __repr__(self) -> str:
-        return _model_repr(self)
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Envelope:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class Envelope(_Model):
     """A task envelope. ``attempts`` is kept as a tuple so the order is fixed (C12)."""
 
     id: str
@@ -130,23 +136,6 @@ class Envelope:
         if isinstance(self.attempts, list):
             object.__setattr__(self, "attempts", tuple(self.attempts))
 
-    def __eq__(self, other: object) -> bool:
-        return _model_eq(self, other)
-
-    def __repr__(self) -> str:
-        return _model_repr(self)
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-def _model_repr(obj: object) -> str:
-    # The dataclass repr, but without recursion into deep unknown fields and detail.
-    shown = ", ".join(
-        f"{f.name}={short_repr(getattr(obj, f.name), sys.maxsize)}"
-        for f in fields(obj)  # type: ignore[arg-type]
-    )
-    return f"{type(obj).__name__}({shown})"
-
 
 def _no_difference(a: object, b: object) -> bool:
     raise RuntimeError("rdq_compliance.envelope._diff was not imported")  # pragma: no cover
@@ -155,9 +144,3 @@ def _no_difference(a: object, b: object) -> bool:
 _equal: Callable[[object, object], bool] = _no_difference
 """``not diff(a, b)``: installed by ``_diff`` (which imports this module), so the model
 does not import the diff. Importing any module of the package imports both."""
-
-
-def _model_eq(a: object, b: object) -> bool:
-    if type(a) is not type(b):
-        return NotImplemented  # type: ignore[no-any-return]
-    return _equal(a, b)
