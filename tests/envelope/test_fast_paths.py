@@ -8,6 +8,8 @@ general path over generated envelopes"); docs/performance.md has the measurement
   text; ``_validate_model(..., payload_text=True)`` is the general path.
 - ``_diff._str`` and ``_diff._time`` return at once for an equal value of the exact
   wire type; ``_str_general`` and ``_time_general`` are the general paths.
+- ``decode`` builds the model from validated, freshly parsed JSON without checks or
+  copies (``_codec._build_valid``); the checking ``_codec._Builder`` is the general path.
 
 The generated pairs lean on what a type-blind or identity-trusting check gets wrong:
 1, 1.0 and True; 0, -0.0 and False; NaN (not JSON, unequal to itself, even when both
@@ -355,3 +357,23 @@ def test_a_loose_fast_path_is_caught(broken: Any) -> None:
         # general_diff patches same_json itself; the fast side runs the broken one.
         with pytest.raises(AssertionError):
             prop()
+
+
+@settings(max_examples=150, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(envelopes(extremes=0.05))
+def test_decode_builds_what_the_general_builder_builds(env: Envelope) -> None:
+    """``decode``'s fast path (``_codec._build_valid``: JSON that ``validate`` has
+    vouched for and ``parse_json`` has just made, read without checks or copies) builds
+    the model that the general, checking builder (``_codec._Builder``, which
+    ``from_json`` uses) builds from the same wire JSON: same fields, same JSON types,
+    same canonical encoding."""
+    from rdq_compliance import parse_json
+    from rdq_compliance.envelope._codec import _build_valid, _Builder
+
+    text = encode(env)
+    fast = _build_valid(parse_json(text))
+    general = _Builder(copy=True).envelope(parse_json(text))
+    assert diff(general, fast) == []
+    assert diff(env, fast) == []
+    assert encode(fast) == encode(general) == text
