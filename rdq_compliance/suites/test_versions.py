@@ -53,7 +53,10 @@ def test_other_declared_versions_roundtrip(rdq: Rdq) -> None:
         ns.roundtrip(dataclasses.replace(base_envelope(60 + version % 1000),
                                          envelope_version=version))
 
-    rdq.for_all(ns.roundtrip, budget="targeted", env=envelopes(
+    def roundtrip(env: Envelope) -> None:
+        ns.roundtrip(env)
+
+    rdq.for_all(roundtrip, budget="targeted", env=envelopes(
         envelope_versions=others, max_attempts=1, max_payload_size=64))
 
 
