@@ -13,7 +13,7 @@ import pytest
 
 from rdq_compliance import StorageUnavailable
 
-from .conftest import resolve_options
+from ._harness import resolve_options
 
 EXAMPLE_PLUGINS = {
     "memory": "rdq_plugin_memory",

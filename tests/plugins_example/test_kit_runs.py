@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
 import re
 import secrets
 import shutil
@@ -24,17 +23,11 @@ from typing import Any
 
 import pytest
 
-from .conftest import minimal_envelope, open_or_skip
+from ._harness import minimal_envelope
+from .conftest import open_or_skip, unavailable
 
 REPO = Path(__file__).resolve().parents[2]
 NODE_TESTEE = REPO / "plugins_example" / "node" / "testee.js"
-REQUIRE_ENV = "RDQ_REQUIRE_SERVICES"
-
-
-def unavailable(reason: str) -> None:
-    if os.environ.get(REQUIRE_ENV) == "1":
-        pytest.fail(f"{REQUIRE_ENV}=1 and {reason}", pytrace=False)
-    pytest.skip(f"{reason} (set {REQUIRE_ENV}=1 to fail instead)")
 
 
 def run_kit(tmp_path: Path, *args: str, name: str = "run") -> dict[str, Any]:

@@ -8,21 +8,21 @@ from typing import Any
 
 import pytest
 
-from rdq_compliance import Storage, StorageError, StorageUnavailable
+from rdq_compliance import StorageError, StorageInfo, StorageUnavailable
 
-from .conftest import (
-    Namespaces,
-    StorageCases,
+from ._harness import (
+    AdapterOutlivesDrop,
+    Live,
+    ServerStorageContract,
     assert_same,
     awkward_envelope,
-    cycle_storage,
     minimal_envelope,
-    open_or_skip,
     resolve_options,
 )
+from .conftest import open_or_skip
 
 pymysql = pytest.importorskip("pymysql")
-rdq_plugin_mariadb = pytest.importorskip("rdq_plugin_mariadb")
+rdq_plugin_mariadb: ModuleType = pytest.importorskip("rdq_plugin_mariadb")
 
 
 def _raw() -> Any:
@@ -49,12 +49,13 @@ def plugin() -> ModuleType:
 
 
 @pytest.fixture(scope="module")
-def live(plugin: ModuleType) -> Iterator[tuple[Storage, Namespaces]]:
-    yield from cycle_storage(plugin, lambda prefix: _tables(f"rdq\\_{prefix}%"))
+def remaining() -> Callable[[str], list[str]]:
+    """This run's server objects, by namespace prefix (conftest's ``live`` checks them)."""
+    return lambda prefix: _tables(f"rdq\\_{prefix}%")
 
 
 @pytest.fixture(scope="module")
-def sql(live: tuple[Storage, Namespaces]) -> Iterator[Any]:
+def sql(live: Live) -> Iterator[Any]:
     """An independent connection to look at the server behind the plugin's back."""
     conn = _raw()
     with conn.cursor() as cur:
@@ -63,17 +64,19 @@ def sql(live: tuple[Storage, Namespaces]) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def leftovers(live: tuple[Storage, Namespaces]) -> Callable[[str], list[str]]:
+def leftovers(live: Live) -> Callable[[str], list[str]]:
     return lambda namespace: [
         t for t in _tables(f"rdq\\_{namespace}\\_%")
         if t in {f"rdq_{namespace}_{s}" for s in ("envelope", "header", "attempt")}
     ]
 
 
-class TestMariaDB(StorageCases):
-    expected_name = "mariadb"
+class TestMariaDB(ServerStorageContract, AdapterOutlivesDrop):
+    expected_info = StorageInfo(
+        "mariadb", "1.0.0", frozenset({1}), frozenset({"durable", "concurrent"})
+    )
 
-    def test_native_column_types(self, live: tuple[Storage, Namespaces], sql: Any) -> None:
+    def test_native_column_types(self, live: Live, sql: Any) -> None:
         storage, spaces = live
         ns = spaces.new()
         storage.open(ns).write(awkward_envelope())
@@ -89,7 +92,7 @@ class TestMariaDB(StorageCases):
         sql.execute(f"SELECT CAST(created_at AS CHAR) FROM `rdq_{ns}_envelope`")
         assert sql.fetchall() == (("1970-01-01 00:00:00.001",),)  # UTC, ms kept
 
-    def test_outside_data_untouched(self, live: tuple[Storage, Namespaces], sql: Any) -> None:
+    def test_outside_data_untouched(self, live: Live, sql: Any) -> None:
         storage, spaces = live
         ns = spaces.new()
         # Tables that share the namespace's prefix or look like another namespace's.
@@ -109,7 +112,7 @@ class TestMariaDB(StorageCases):
                 sql.execute(f"DROP TABLE IF EXISTS `{t}`")
 
     def test_tables_are_created_by_the_first_write(
-        self, live: tuple[Storage, Namespaces], leftovers: Callable[[str], list[str]]
+        self, live: Live, leftovers: Callable[[str], list[str]]
     ) -> None:
         storage, spaces = live
         ns = spaces.new()
@@ -125,7 +128,7 @@ class TestMariaDB(StorageCases):
         adapter.write(env)
         assert_same(env, adapter.read(env.id))
 
-    def test_trailing_space_ids_are_distinct(self, live: tuple[Storage, Namespaces]) -> None:
+    def test_trailing_space_ids_are_distinct(self, live: Live) -> None:
         storage, spaces = live
         adapter = storage.open(spaces.new())
         env = minimal_envelope("01ARZ3NDEKTSV4RRFFQ69G5FAV")
@@ -133,7 +136,7 @@ class TestMariaDB(StorageCases):
         assert adapter.read(env.id + " ") is None
         assert adapter.read(env.id.lower()) is None
 
-    def test_failed_write_rolls_back(self, live: tuple[Storage, Namespaces]) -> None:
+    def test_failed_write_rolls_back(self, live: Live) -> None:
         storage, spaces = live
         adapter = storage.open(spaces.new())
         env = awkward_envelope()
@@ -146,7 +149,6 @@ class TestMariaDB(StorageCases):
         assert_same(env, adapter.read(env.id))
 
 
-
 @pytest.mark.parametrize(("options", "setting", "text"), [
     ({"port": "abc"}, "port", "port='abc' is not an integer"),
     ({"database": "h3b_no_such_db"}, "database", "has no such database"),
@@ -155,7 +157,7 @@ class TestMariaDB(StorageCases):
     ({"dsn": "mysql://root@127.0.0.1:1/test"}, "dsn", "RDQ_MARIADB_DSN"),
 ])
 def test_bad_settings_are_reported(
-    options: dict[str, str], setting: str, text: str, live: tuple[Storage, Namespaces]
+    options: dict[str, str], setting: str, text: str, live: Live
 ) -> None:
     with pytest.raises(StorageUnavailable) as info:
         rdq_plugin_mariadb.rdq_storage_open({**resolve_options(rdq_plugin_mariadb), **options})
@@ -163,7 +165,7 @@ def test_bad_settings_are_reported(
     assert text in info.value.message
 
 
-def test_dsn_option_connects(live: tuple[Storage, Namespaces]) -> None:
+def test_dsn_option_connects(live: Live) -> None:
     o = resolve_options(rdq_plugin_mariadb)
     dsn = f"mysql://{o['user']}:{o['password']}@{o['host']}:{o['port']}/{o['database']}"
     storage = open_or_skip(rdq_plugin_mariadb, dsn=dsn, host="h3b-unused.invalid")

@@ -8,21 +8,20 @@ from typing import Any
 
 import pytest
 
-from rdq_compliance import Storage, StorageError
+from rdq_compliance import StorageError, StorageInfo
 
-from .conftest import (
-    Namespaces,
-    StorageCases,
+from ._harness import (
+    Live,
+    ServerStorageContract,
     assert_same,
     awkward_envelope,
-    cycle_storage,
     minimal_envelope,
-    open_or_skip,
     resolve_options,
 )
+from .conftest import open_or_skip
 
 psycopg = pytest.importorskip("psycopg")
-rdq_plugin_postgres = pytest.importorskip("rdq_plugin_postgres")
+rdq_plugin_postgres: ModuleType = pytest.importorskip("rdq_plugin_postgres")
 
 
 @pytest.fixture(scope="module")
@@ -39,26 +38,29 @@ def _schemas(pattern: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def live(plugin: ModuleType) -> Iterator[tuple[Storage, Namespaces]]:
-    yield from cycle_storage(plugin, lambda prefix: _schemas(f"rdq\\_{prefix}%"))
+def remaining() -> Callable[[str], list[str]]:
+    """This run's server objects, by namespace prefix (conftest's ``live`` checks them)."""
+    return lambda prefix: _schemas(f"rdq\\_{prefix}%")
 
 
 @pytest.fixture(scope="module")
-def sql(live: tuple[Storage, Namespaces]) -> Iterator[Any]:
+def sql(live: Live) -> Iterator[Any]:
     """An independent connection to look at the server behind the plugin's back."""
     with psycopg.connect(resolve_options(rdq_plugin_postgres)["dsn"], autocommit=True) as conn:
         yield conn
 
 
 @pytest.fixture(scope="module")
-def leftovers(live: tuple[Storage, Namespaces]) -> Callable[[str], list[str]]:
+def leftovers(live: Live) -> Callable[[str], list[str]]:
     return lambda namespace: _schemas(f"rdq\\_{namespace}")
 
 
-class TestPostgres(StorageCases):
-    expected_name = "postgres"
+class TestPostgres(ServerStorageContract):
+    expected_info = StorageInfo(
+        "postgres", "1.0.0", frozenset({1}), frozenset({"durable", "concurrent"})
+    )
 
-    def test_native_column_types(self, live: tuple[Storage, Namespaces], sql: Any) -> None:
+    def test_native_column_types(self, live: Live, sql: Any) -> None:
         storage, spaces = live
         ns = spaces.new()
         storage.open(ns).write(awkward_envelope())
@@ -77,7 +79,7 @@ class TestPostgres(StorageCases):
             f" FROM rdq_{ns}.envelope").fetchone()
         assert ms == "1970-01-01 00:00:00.001"
 
-    def test_outside_data_untouched(self, live: tuple[Storage, Namespaces], sql: Any) -> None:
+    def test_outside_data_untouched(self, live: Live, sql: Any) -> None:
         storage, spaces = live
         ns = spaces.new()
         # Sentinels: a public table, and schemas whose names resemble the namespace's.
@@ -100,7 +102,7 @@ class TestPostgres(StorageCases):
             for schema in outside[1:]:
                 sql.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
 
-    def test_failed_write_rolls_back(self, live: tuple[Storage, Namespaces]) -> None:
+    def test_failed_write_rolls_back(self, live: Live) -> None:
         storage, spaces = live
         adapter = storage.open(spaces.new())
         env = awkward_envelope()
@@ -112,10 +114,7 @@ class TestPostgres(StorageCases):
         assert_same(env, adapter.read(env.id))
 
 
-
-
-
-def test_session_time_zone_does_not_leak(live: tuple[Storage, Namespaces]) -> None:
+def test_session_time_zone_does_not_leak(live: Live) -> None:
     """A server/role configured with a far-east zone: without the plugin's SET TimeZone,
     9999-12-31T23:59:59.999Z would come back in year 10000 (unrepresentable)."""
     _, spaces = live

@@ -8,20 +8,20 @@ from typing import Any
 
 import pytest
 
-from rdq_compliance import Storage
+from rdq_compliance import StorageInfo
 
-from .conftest import (
-    Namespaces,
-    StorageCases,
+from ._harness import (
+    AdapterOutlivesDrop,
+    Live,
+    ServerStorageContract,
     assert_same,
     awkward_envelope,
-    cycle_storage,
     minimal_envelope,
     resolve_options,
 )
 
 redis = pytest.importorskip("redis")
-rdq_plugin_redis = pytest.importorskip("rdq_plugin_redis")
+rdq_plugin_redis: ModuleType = pytest.importorskip("rdq_plugin_redis")
 
 
 def _raw() -> Any:
@@ -43,12 +43,13 @@ def plugin() -> ModuleType:
 
 
 @pytest.fixture(scope="module")
-def live(plugin: ModuleType) -> Iterator[tuple[Storage, Namespaces]]:
-    yield from cycle_storage(plugin, lambda prefix: _keys(f"rdq:{prefix}*".encode()))
+def remaining() -> Callable[[str], list[bytes]]:
+    """This run's server objects, by namespace prefix (conftest's ``live`` checks them)."""
+    return lambda prefix: _keys(f"rdq:{prefix}*".encode())
 
 
 @pytest.fixture(scope="module")
-def raw(live: tuple[Storage, Namespaces]) -> Iterator[Any]:
+def raw(live: Live) -> Iterator[Any]:
     """An independent client to look at the server behind the plugin's back."""
     client = _raw()
     yield client
@@ -56,14 +57,16 @@ def raw(live: tuple[Storage, Namespaces]) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def leftovers(live: tuple[Storage, Namespaces]) -> Callable[[str], list[bytes]]:
+def leftovers(live: Live) -> Callable[[str], list[bytes]]:
     return lambda namespace: _keys(f"rdq:{namespace}:*".encode())
 
 
-class TestRedis(StorageCases):
-    expected_name = "redis"
+class TestRedis(ServerStorageContract, AdapterOutlivesDrop):
+    expected_info = StorageInfo(
+        "redis", "1.0.0", frozenset({1}), frozenset({"durable", "concurrent"})
+    )
 
-    def test_native_layout(self, live: tuple[Storage, Namespaces], raw: Any) -> None:
+    def test_native_layout(self, live: Live, raw: Any) -> None:
         storage, spaces = live
         ns = spaces.new()
         env = awkward_envelope()
@@ -80,7 +83,7 @@ class TestRedis(StorageCases):
         assert raw.hget(key, b"created_at") == b"1"  # epoch milliseconds
         assert not raw.hexists(f"rdq:{ns}:{bare.id}".encode(), b"handler_version")
 
-    def test_outside_data_untouched(self, live: tuple[Storage, Namespaces], raw: Any) -> None:
+    def test_outside_data_untouched(self, live: Live, raw: Any) -> None:
         storage, spaces = live
         ns = spaces.new()
         # Keys that look like the namespace's but are not in it, plus unrelated ones.
@@ -102,7 +105,7 @@ class TestRedis(StorageCases):
             raw.delete(*outside)
 
     def test_drop_many_keys_in_batches(
-        self, live: tuple[Storage, Namespaces], leftovers: Callable[[str], list[bytes]]
+        self, live: Live, leftovers: Callable[[str], list[bytes]]
     ) -> None:
         storage, spaces = live
         ns = spaces.new()
@@ -114,5 +117,3 @@ class TestRedis(StorageCases):
         assert_same(envs[-1], adapter.read(envs[-1].id))
         storage.drop(ns)
         assert leftovers(ns) == []
-
-

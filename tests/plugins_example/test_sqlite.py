@@ -8,21 +8,24 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
-from importlib.metadata import entry_points
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 import rdq_plugin_sqlite
 
-from rdq_compliance import Capability, Storage, StorageUnavailable
+from rdq_compliance import Capability, Storage, StorageInfo, StorageUnavailable
 
-from ._contract import (
+from ._harness import (
     ID_A,
     ID_B,
     ID_C,
+    AdapterOutlivesDrop,
+    Live,
+    Namespaces,
     StorageContract,
     assert_same,
+    awkward_empty_envelope,
     awkward_envelope,
     minimal_envelope,
     replacement_for,
@@ -46,17 +49,20 @@ def _close_storages() -> Iterator[None]:
         _opened.pop().close()
 
 
-class TestSqliteContract(StorageContract):
+class TestSqliteContract(StorageContract, AdapterOutlivesDrop):
+    expected_info = StorageInfo(
+        "sqlite", "2.0.0", frozenset({1}), frozenset({"durable", "concurrent"})
+    )
+
     @pytest.fixture
-    def storage(self, tmp_path: Path) -> Iterator[Storage]:
+    def live(self, tmp_path: Path) -> Iterator[Live]:
         storage = open_storage(tmp_path / "rdq.db")
-        yield storage
+        yield storage, Namespaces("sq")
         storage.close()
 
-
-def test_registered_under_rdq_storage() -> None:
-    (ep,) = [ep for ep in entry_points(group="rdq.storage") if ep.name == "sqlite"]
-    assert ep.load() is rdq_plugin_sqlite
+    @pytest.fixture
+    def reopen(self, tmp_path: Path) -> Callable[[], Storage]:
+        return lambda: open_storage(tmp_path / "rdq.db")
 
 
 def test_path_and_layout_options() -> None:
@@ -86,11 +92,11 @@ def test_durable_across_reopen(tmp_path: Path) -> None:
     path = tmp_path / "rdq.db"
     first = open_storage(path)
     assert Capability.DURABLE in first.info.capabilities
-    first.open("ns_one").write(awkward_envelope(ID_A))
+    first.open("ns_one").write(awkward_empty_envelope(ID_A))
     first.open("ns_two").write(minimal_envelope(ID_B))
     first.close()
     second = open_storage(path)
-    assert_same(awkward_envelope(ID_A), second.open("ns_one").read(ID_A))
+    assert_same(awkward_empty_envelope(ID_A), second.open("ns_one").read(ID_A))
     assert_same(minimal_envelope(ID_B), second.open("ns_two").read(ID_B))
     second.close()
 
@@ -105,7 +111,7 @@ def test_in_memory_database_claims_no_durability() -> None:
 def test_decomposed_into_native_columns(tmp_path: Path, layout: int) -> None:
     path = tmp_path / "rdq.db"
     storage = open_storage(path, layout)
-    env = awkward_envelope(ID_A)
+    env = awkward_empty_envelope(ID_A)
     storage.open("ns_one").write(env)
     storage.close()
     conn = sqlite3.connect(path)
@@ -148,8 +154,8 @@ def test_write_replaces_leaves_no_child_rows(tmp_path: Path) -> None:
     path = tmp_path / "rdq.db"
     storage = open_storage(path, layout=1)
     adapter = storage.open("ns_one")
-    adapter.write(awkward_envelope(ID_A))
-    adapter.write(replacement_for(awkward_envelope(ID_A)))
+    adapter.write(awkward_empty_envelope(ID_A))
+    adapter.write(replacement_for(awkward_empty_envelope(ID_A)))
     storage.drop("ns_two")
     storage.close()
     conn = sqlite3.connect(path)
@@ -164,10 +170,10 @@ def test_two_connections_on_one_file(tmp_path: Path) -> None:
     path = tmp_path / "rdq.db"
     first, second = open_storage(path), open_storage(path)
     a, b = first.open("ns_one"), second.open("ns_one")
-    a.write(awkward_envelope(ID_A))
-    assert_same(awkward_envelope(ID_A), b.read(ID_A))
-    b.write(replacement_for(awkward_envelope(ID_A)))
-    assert_same(replacement_for(awkward_envelope(ID_A)), a.read(ID_A))
+    a.write(awkward_empty_envelope(ID_A))
+    assert_same(awkward_empty_envelope(ID_A), b.read(ID_A))
+    b.write(replacement_for(awkward_empty_envelope(ID_A)))
+    assert_same(replacement_for(awkward_empty_envelope(ID_A)), a.read(ID_A))
     second.open("ns_two").write(minimal_envelope(ID_C))
     first.drop("ns_one")
     assert b.read(ID_A) is None
@@ -180,14 +186,15 @@ WORKER = textwrap.dedent(
     """
     import sys
     import rdq_plugin_sqlite
-    from tests.plugins_example._contract import awkward_envelope, minimal_envelope, assert_same
+    from tests.plugins_example._harness import (
+        awkward_empty_envelope, minimal_envelope, assert_same)
     path, ns, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     storage = rdq_plugin_sqlite.rdq_storage_open({"path": path})
     adapter = storage.open(ns)
     ids = [f"01J2ZK7Q8XW5H3N9G4T6B8R{i:03d}" for i in range(n)]
     for round in range(3):
         for i, id in enumerate(ids):
-            env = awkward_envelope(id) if (i + round) % 2 else minimal_envelope(id)
+            env = awkward_empty_envelope(id) if (i + round) % 2 else minimal_envelope(id)
             adapter.write(env)
             assert_same(env, adapter.read(id))
     storage.drop(ns + "_scratch")
@@ -235,7 +242,7 @@ def test_two_processes_on_one_file(tmp_path: Path) -> None:
     for ns in ("gw_zero", "gw_one"):
         # The last round (2) wrote awkward envelopes at odd positions.
         id = "01J2ZK7Q8XW5H3N9G4T6B8R005"
-        assert_same(awkward_envelope(id), storage.open(ns).read(id))
+        assert_same(awkward_empty_envelope(id), storage.open(ns).read(id))
     storage.close()
 
 
@@ -263,18 +270,20 @@ def test_layout_1_file_migrates_to_layout_2(tmp_path: Path) -> None:
     path = tmp_path / "rdq.db"
     old = open_storage(path, layout=1)
     assert old.info.version == "1.0.0"
-    old.open("ns_one").write(awkward_envelope(ID_A))
+    old.open("ns_one").write(awkward_empty_envelope(ID_A))
     old.open("ns_two").write(minimal_envelope(ID_B))
+    old.open("ns_two").write(awkward_envelope(ID_C))
     old.open("ns_gone").write(minimal_envelope(ID_A))
     old.drop("ns_gone")
     old.close()
     new = open_storage(path)
     assert new.info.version == "2.0.0"
-    assert_same(awkward_envelope(ID_A), new.open("ns_one").read(ID_A))
+    assert_same(awkward_empty_envelope(ID_A), new.open("ns_one").read(ID_A))
     assert_same(minimal_envelope(ID_B), new.open("ns_two").read(ID_B))
+    assert_same(awkward_envelope(ID_C), new.open("ns_two").read(ID_C))
     assert new.open("ns_gone").read(ID_A) is None
-    new.open("ns_one").write(replacement_for(awkward_envelope(ID_A)))
-    assert_same(replacement_for(awkward_envelope(ID_A)), new.open("ns_one").read(ID_A))
+    new.open("ns_one").write(replacement_for(awkward_empty_envelope(ID_A)))
+    assert_same(replacement_for(awkward_empty_envelope(ID_A)), new.open("ns_one").read(ID_A))
     new.close()
     conn = sqlite3.connect(path)
     try:
