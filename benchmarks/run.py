@@ -467,10 +467,11 @@ def _fast_paths(repeat: int, quick: bool) -> list[str]:
     computes what its general path does)."""
     import dataclasses
 
-    from rdq_compliance import diff, validate
+    from rdq_compliance import diff, encode, parse_json, to_json, validate
     from rdq_compliance.envelope import _diff
+    from rdq_compliance.envelope._codec import _build_valid, _Builder
     from rdq_compliance.envelope._deep import copy_json
-    from rdq_compliance.envelope._validate import _validate_model
+    from rdq_compliance.envelope._validate import _ModelChecker, _validate_model
 
     envs = _drawn_envelopes(GENERATED // 3 if quick else GENERATED)
 
@@ -501,6 +502,15 @@ def _fast_paths(repeat: int, quick: bool) -> list[str]:
         ("validate(model): the payload's base64 counted / built and written",
          lambda e, c: validate(c, versions=None),
          lambda e, c: _validate_model(c, None, 1024 * 1024, payload_text=True)),
+    ]
+    parsed = {id(e): parse_json(encode(e)) for e in envs}
+    cases += [
+        ("decode: validated JSON read as it is (`_build_valid`) / the checking builder",
+         lambda e, c: _build_valid(parsed[id(e)]),
+         lambda e, c: _Builder(copy=True).envelope(parsed[id(e)])),
+        ("model -> wire: `to_json` / the validator's checking walk (`_ModelChecker`)",
+         lambda e, c: to_json(c),
+         lambda e, c: _ModelChecker(payload_text=True).envelope(c)),
     ]
 
     def per_envelope(fn: Callable[[Any, Any], object]) -> float:
