@@ -508,7 +508,7 @@ def _fast_paths(repeat: int, quick: bool) -> list[str]:
         ("decode: validated JSON read as it is (`_build_valid`) / the checking builder",
          lambda e, c: _build_valid(parsed[id(e)]),
          lambda e, c: _Builder(copy=True).envelope(parsed[id(e)])),
-        ("model -> wire: `to_json` / the validator's checking walk (`_ModelChecker`)",
+        ("model -> wire (one walk): trusting types (`to_json`) / checking them (`_ModelChecker`)",
          lambda e, c: to_json(c),
          lambda e, c: _ModelChecker(payload_text=True).envelope(c)),
     ]

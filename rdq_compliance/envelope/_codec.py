@@ -21,19 +21,15 @@ from ._model import Attempt, Envelope, ErrorInfo, JSONValue, Outcome, Status
 from ._validate import size_bound, validate_object
 from ._violations import InvalidEnvelope, Violation
 from ._wire import (
-    ATTEMPT_FIELDS,
-    ENVELOPE_FIELDS,
-    ERROR_FIELDS,
-    datetime_problem,
-    format_timestamp,
     parse_timestamp,
 )
+from ._write import ATTEMPT_KNOWN as _ATTEMPT_KNOWN
+from ._write import ENVELOPE_KNOWN as _ENVELOPE_KNOWN
+from ._write import ERROR_KNOWN as _ERROR_KNOWN
+from ._write import ModelWriter
 
 __all__ = ["decode", "encode", "from_json", "to_json"]
 
-_ENVELOPE_KNOWN = frozenset(ENVELOPE_FIELDS)
-_ATTEMPT_KNOWN = frozenset(ATTEMPT_FIELDS)
-_ERROR_KNOWN = frozenset(ERROR_FIELDS)
 
 
 # -- decoding ------------------------------------------------------------------------
@@ -264,78 +260,10 @@ def to_json(env: Envelope) -> dict[str, JSONValue]:
     ``extra``)."""
     if not isinstance(env, Envelope):
         raise TypeError(f"env={type(env).__name__}: expected an Envelope")
-    out: dict[str, JSONValue] = {
-        "envelope_version": env.envelope_version,
-        "id": env.id,
-        "queue": env.queue,
-        "handler_ref": env.handler_ref,
-        "handler_version": env.handler_version,
-        "payload": base64.b64encode(env.payload).decode("ascii"),
-        "payload_content_type": env.payload_content_type,
-        "headers": dict(env.headers),
-        "status": _enum_text(env.status),
-        "attempt_count": env.attempt_count,
-        "redrive_count": env.redrive_count,
-        "next_attempt_at": _ts(env.next_attempt_at, "next_attempt_at"),
-        "lease_expires_at": _ts(env.lease_expires_at, "lease_expires_at"),
-        "created_at": _ts(env.created_at, "created_at"),
-        "attempts": [_attempt_json(a, i) for i, a in enumerate(env.attempts)],
-    }
-    _add_extra(out, env.extra, _ENVELOPE_KNOWN, "")
-    return out
+    return _WRITER.envelope(env)
 
 
-def _attempt_json(attempt: Attempt, index: int) -> dict[str, JSONValue]:
-    ptr = f"/attempts/{index}"
-    error = attempt.error
-    out: dict[str, JSONValue] = {
-        "attempt_no": attempt.attempt_no,
-        "started_at": _ts(attempt.started_at, f"{ptr}/started_at"),
-        "finished_at": _ts(attempt.finished_at, f"{ptr}/finished_at"),
-        "outcome": _enum_text(attempt.outcome),
-        "error": None if error is None else _error_json(error, f"{ptr}/error"),
-    }
-    _add_extra(out, attempt.extra, _ATTEMPT_KNOWN, ptr)
-    return out
-
-
-def _error_json(error: ErrorInfo, ptr: str) -> dict[str, JSONValue]:
-    out: dict[str, JSONValue] = {
-        "type": error.type,
-        "message": error.message,
-        "detail": _copy_json(error.detail),
-        "stack": error.stack,
-    }
-    _add_extra(out, error.extra, _ERROR_KNOWN, ptr)
-    return out
-
-
-def _add_extra(
-    out: dict[str, JSONValue], extra: Mapping[str, JSONValue], known: frozenset[str], ptr: str
-) -> None:
-    if not extra:
-        return
-    clash = sorted(k for k in extra if k in known)
-    if clash:
-        raise ValueError(
-            f"extra={dict(extra)!r} at {ptr or '/'}: holds known field(s) {clash}; "
-            "extra is for unknown fields only — set the model field instead"
-        )
-    for key in sorted(extra):
-        out[key] = _copy_json(extra[key])
-
-
-def _enum_text(value: Status | Outcome | str) -> str:
-    return value.value if isinstance(value, Status | Outcome) else value
-
-
-def _ts(value: datetime | None, where: str) -> str | None:
-    if value is None:
-        return None
-    problem = datetime_problem(value) if isinstance(value, datetime) else "not a datetime"
-    if problem is not None:
-        raise ValueError(f"{where.lstrip('/') or 'timestamp'}: {problem}")
-    return format_timestamp(value)
+_WRITER = ModelWriter()
 
 
 def encode(env: Envelope, *, pretty: bool = False) -> str:

@@ -10,6 +10,7 @@ depth limit of its own.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -166,16 +167,24 @@ def dumps(
     if separators is None:
         separators = (",", ": ") if pretty else (",", ":")
     try:
-        return json.dumps(
-            value,
-            ensure_ascii=False,
-            indent=2 if pretty else None,
-            separators=separators,
-            allow_nan=allow_nan,
-            sort_keys=sort_keys,
-        )
+        return _encoder(pretty, allow_nan, sort_keys, separators).encode(value)
     except RecursionError:
         return "".join(_encode(value, pretty, allow_nan, sort_keys, separators))
+
+
+@functools.cache
+def _encoder(
+    pretty: bool, allow_nan: bool, sort_keys: bool, separators: tuple[str, str]
+) -> json.JSONEncoder:
+    # What json.dumps builds on every call with these arguments; the encoder keeps no
+    # state between calls, so one per argument set serves them all (a hot path).
+    return json.JSONEncoder(
+        ensure_ascii=False,
+        indent=2 if pretty else None,
+        separators=separators,
+        allow_nan=allow_nan,
+        sort_keys=sort_keys,
+    )
 
 
 def _scalar(value: Any, allow_nan: bool) -> str:

@@ -8,7 +8,6 @@ by the same value rules.
 
 from __future__ import annotations
 
-import base64
 import math
 import re
 from collections.abc import Callable, Collection, Mapping
@@ -32,23 +31,21 @@ from ._limits import (
 from ._model import Attempt, Envelope, ErrorInfo, Outcome, Status
 from ._violations import InvalidEnvelope, Violation, pointer_token
 from ._wire import (
-    ATTEMPT_FIELDS,
-    ENVELOPE_FIELDS,
-    ERROR_FIELDS,
     base64_problem,
     datetime_problem,
     format_timestamp,
     timestamp_problem,
 )
+from ._write import ATTEMPT_KNOWN as _ATTEMPT_KNOWN
+from ._write import ENVELOPE_KNOWN as _ENVELOPE_KNOWN
+from ._write import ERROR_KNOWN as _ERROR_KNOWN
+from ._write import ModelWriter
 
 __all__ = ["InvalidEnvelope", "Violation", "validate"]
 
 _NAME = re.compile(r"[a-z0-9._-]+")
 _STATUS_VALUES = frozenset(s.value for s in Status)
 _OUTCOME_VALUES = frozenset(o.value for o in Outcome)
-_ENVELOPE_KNOWN = frozenset(ENVELOPE_FIELDS)
-_ATTEMPT_KNOWN = frozenset(ATTEMPT_FIELDS)
-_ERROR_KNOWN = frozenset(ERROR_FIELDS)
 _ENVELOPE_REQUIRED = (
     "envelope_version", "id", "queue", "handler_ref", "payload", "payload_content_type",
     "headers", "status", "attempt_count", "redrive_count", "created_at", "attempts",
@@ -660,9 +657,10 @@ def _strict_utf8(wire: dict[str, Any]) -> bytes | None:
         return None
 
 
-class _ModelChecker:
-    """Checks the Python types of a model and builds its wire form; a value of the
-    wrong Python type becomes ``_SKIP`` so the JSON rules do not report it twice."""
+class _ModelChecker(ModelWriter):
+    """The model -> wire walk (:class:`ModelWriter`) checking each Python type as it
+    writes: a value of the wrong type is reported and becomes ``_SKIP``, so the JSON
+    rules do not report it twice. JSON values are not copied (they are only read)."""
 
     __slots__ = ("exact_datetimes", "out", "payload_chars", "payload_text")
 
@@ -719,6 +717,37 @@ class _ModelChecker:
             return value  # not a member (the model coerces members): *_VALUE on the text
         return self.type_error(ptr, f"{cls.__name__}", value)
 
+    def payload(self, value: object) -> Any:
+        if type(value) is not bytes:
+            return self.type_error("/payload", "bytes", value)
+        if self.payload_text:
+            return super().payload(value)
+        self.payload_chars = 4 * ((len(value) + 2) // 3)
+        return ""
+
+    def headers(self, value: object) -> Any:
+        if isinstance(value, Mapping):
+            return dict(value)
+        return self.type_error("/headers", "a Mapping[str, str]", value)
+
+    def attempts(self, value: object) -> Any:
+        if isinstance(value, tuple | list):
+            return super().attempts(value)
+        return self.type_error("/attempts", "a tuple of Attempt", value)
+
+    def attempt(self, attempt: object, ptr: str) -> Any:
+        if not isinstance(attempt, Attempt):
+            return self.type_error(ptr, "Attempt", attempt)
+        return super().attempt(attempt, ptr)
+
+    def error_or_none(self, error: object, ptr: str) -> Any:
+        if error is None or isinstance(error, ErrorInfo):
+            return super().error_or_none(error, ptr)
+        return self.type_error(ptr, "ErrorInfo or None", error)
+
+    def json(self, value: Any) -> Any:
+        return value  # any JSON: judged by the JSON rules
+
     def extra(self, extra: object, known: frozenset[str], ptr: str, wire: dict[str, Any]) -> None:
         if not isinstance(extra, Mapping):
             self.type_error(f"{ptr}", "a Mapping for extra (unknown fields)", extra)
@@ -735,74 +764,3 @@ class _ModelChecker:
                 )
             else:
                 wire[key] = value  # non-str keys and non-JSON values: the JSON rules
-
-    def envelope(self, env: Envelope) -> dict[str, Any]:
-        headers: Any = env.headers
-        if isinstance(headers, Mapping):
-            headers = dict(headers)
-        else:
-            headers = self.type_error("/headers", "a Mapping[str, str]", headers)
-        attempts: Any = env.attempts
-        if isinstance(attempts, tuple | list):
-            attempts = [self.attempt(a, f"/attempts/{i}") for i, a in enumerate(attempts)]
-        else:
-            attempts = self.type_error("/attempts", "a tuple of Attempt", attempts)
-        payload: Any = env.payload
-        if type(payload) is bytes and self.payload_text:
-            payload = base64.b64encode(payload).decode("ascii")
-        elif type(payload) is bytes:
-            self.payload_chars = 4 * ((len(payload) + 2) // 3)
-            payload = ""
-        else:
-            payload = self.type_error("/payload", "bytes", payload)
-        wire: dict[str, Any] = {
-            "envelope_version": self.int_(env.envelope_version, "/envelope_version"),
-            "id": self.text(env.id, "/id"),
-            "queue": self.text(env.queue, "/queue"),
-            "handler_ref": self.text(env.handler_ref, "/handler_ref"),
-            "handler_version": self.text(env.handler_version, "/handler_version", nullable=True),
-            "payload": payload,
-            "payload_content_type": self.text(env.payload_content_type, "/payload_content_type"),
-            "headers": headers,
-            "status": self.enum(env.status, Status, "/status"),
-            "attempt_count": self.int_(env.attempt_count, "/attempt_count"),
-            "redrive_count": self.int_(env.redrive_count, "/redrive_count"),
-            "next_attempt_at": self.timestamp(
-                env.next_attempt_at, "/next_attempt_at", nullable=True
-            ),
-            "lease_expires_at": self.timestamp(
-                env.lease_expires_at, "/lease_expires_at", nullable=True
-            ),
-            "created_at": self.timestamp(env.created_at, "/created_at"),
-            "attempts": attempts,
-        }
-        self.extra(env.extra, _ENVELOPE_KNOWN, "", wire)
-        return wire
-
-    def attempt(self, attempt: object, ptr: str) -> Any:
-        if not isinstance(attempt, Attempt):
-            return self.type_error(ptr, "Attempt", attempt)
-        error: Any = attempt.error
-        if isinstance(error, ErrorInfo):
-            error = self.error(error, f"{ptr}/error")
-        elif error is not None:
-            error = self.type_error(f"{ptr}/error", "ErrorInfo or None", error)
-        wire: dict[str, Any] = {
-            "attempt_no": self.int_(attempt.attempt_no, f"{ptr}/attempt_no"),
-            "started_at": self.timestamp(attempt.started_at, f"{ptr}/started_at"),
-            "finished_at": self.timestamp(attempt.finished_at, f"{ptr}/finished_at", nullable=True),
-            "outcome": self.enum(attempt.outcome, Outcome, f"{ptr}/outcome"),
-            "error": error,
-        }
-        self.extra(attempt.extra, _ATTEMPT_KNOWN, ptr, wire)
-        return wire
-
-    def error(self, error: ErrorInfo, ptr: str) -> dict[str, Any]:
-        wire: dict[str, Any] = {
-            "type": self.text(error.type, f"{ptr}/type"),
-            "message": self.text(error.message, f"{ptr}/message"),
-            "detail": error.detail,  # any JSON: judged by the JSON rules
-            "stack": self.text(error.stack, f"{ptr}/stack", nullable=True),
-        }
-        self.extra(error.extra, _ERROR_KNOWN, ptr, wire)
-        return wire

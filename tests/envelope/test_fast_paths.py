@@ -10,8 +10,9 @@ general path over generated envelopes"); docs/performance.md has the measurement
   wire type; ``_str_general`` and ``_time_general`` are the general paths.
 - ``decode`` builds the model from validated, freshly parsed JSON without checks or
   copies (``_codec._build_valid``); the checking ``_codec._Builder`` is the general path.
-- ``to_json`` writes a valid model's wire form without type checks; the validator's
-  ``_ModelChecker`` (every Python type checked) is the general path.
+- ``to_json`` writes with ``_write.ModelWriter``, which trusts the model's Python types;
+  the validator's ``_ModelChecker`` is the same walk with every type checked (the
+  general path).
 
 The generated pairs lean on what a type-blind or identity-trusting check gets wrong:
 1, 1.0 and True; 0, -0.0 and False; NaN (not JSON, unequal to itself, even when both
@@ -385,9 +386,9 @@ def test_decode_builds_what_the_general_builder_builds(env: Envelope) -> None:
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(envelopes(extremes=0.05))
 def test_to_json_writes_what_the_checking_model_walk_writes(env: Envelope) -> None:
-    """``to_json`` (the unchecked model -> wire path of ``encode``) and the validator's
-    ``_ModelChecker`` (which checks every Python type as it builds the same wire form)
-    agree on every valid model: same members, same JSON types, same text."""
+    """``to_json`` (``ModelWriter``: the one model -> wire walk, trusting the Python
+    types) and the validator's ``_ModelChecker`` (the same walk, checking every type
+    as it writes) agree on every valid model: same members, same JSON types, same text."""
     import json
 
     from rdq_compliance.envelope._validate import _ModelChecker
