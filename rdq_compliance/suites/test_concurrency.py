@@ -152,6 +152,14 @@ class History:
         ns.write(env)
         key.writes.append(Op(lane, "write", key.id, start, now_ns(), k))
 
+    def write_plan(self, ns: Namespace, lane: Lane, who: str, plan: Sequence[Key]) -> None:
+        """Write the next version of each key of ``plan`` in turn, until the lane stops."""
+        __tracebackhide__ = True
+        for key in plan:
+            if lane.stopped:
+                return
+            self.write(ns, who, key)
+
     def read(self, ns: Namespace, lane: str, key: Key) -> Op:
         __tracebackhide__ = True
         start = now_ns()
@@ -291,10 +299,7 @@ def _rewrites_and_reads(rdq: Rdq, check: str, *, atomic: bool, fresh: bool) -> N
             __tracebackhide__ = True
             ns = rdq.namespace(name)
             try:
-                for key in plan:
-                    if lane.stopped:
-                        return
-                    history.write(ns, f"w{lane.index}", key)
+                history.write_plan(ns, lane, f"w{lane.index}", plan)
             finally:
                 with left_lock:
                     left[0] -= 1
@@ -359,11 +364,7 @@ def test_no_lost_updates(rdq: Rdq) -> None:
 
         def writer(lane: Lane) -> None:
             __tracebackhide__ = True
-            ns = rdq.namespace(name)
-            for key in keys[lane.index]:
-                if lane.stopped:
-                    return
-                history.write(ns, f"w{lane.index}", key)
+            history.write_plan(rdq.namespace(name), lane, f"w{lane.index}", keys[lane.index])
 
         history.lanes([writer] * lanes)
         for key in (k for row in keys for k in row):
@@ -418,10 +419,7 @@ def test_isolation_under_concurrency(rdq: Rdq) -> None:
             __tracebackhide__ = True
             ns = rdq.namespace(a)
             try:
-                for key in plan:
-                    if lane.stopped:
-                        return
-                    history.write(ns, "wA", key)
+                history.write_plan(ns, lane, "wA", plan)
             finally:
                 done.set()
 
