@@ -24,6 +24,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from ..envelope._codec import encode
+from ..envelope._deep import depth
 from ..envelope._limits import MAX_ENVELOPE_BYTES
 from ..envelope._model import Attempt, Envelope, JSONValue
 from ._values import free_texts, json_values
@@ -66,24 +67,13 @@ def _random_bytes(seed: int, size: int) -> bytes:
     return random.Random(seed).randbytes(size)
 
 
-def _containers(value: JSONValue) -> int:
-    """How many arrays/objects deep ``value`` is (a scalar: 0)."""
-    best, stack = 0, [(value, 0)]
-    while stack:
-        v, d = stack.pop()
-        if isinstance(v, dict | list):
-            best = max(best, d + 1)
-            stack.extend((item, d + 1) for item in (v.values() if isinstance(v, dict) else v))
-    return best
-
-
 def _nested(levels: int, leaf: JSONValue, shape: str) -> JSONValue:
     """``leaf`` inside containers so that the value is exactly ``levels`` arrays/objects
     deep, the depth .NET's MaxDepth counts (MySQL also counts the innermost scalar):
     ``levels`` one past a limit crosses it by either count, and never goes past DEEP_MAX
     whatever the drawn leaf."""
     value = leaf
-    for i in range(levels - _containers(leaf)):
+    for i in range(levels - depth(leaf)):
         array = shape == "arrays" or (shape == "mixed" and i % 2 == 0)
         value = [value] if array else {"k": value}
     return value
