@@ -48,6 +48,7 @@ from ..envelope._validate import InvalidEnvelope
 from ..reporting import write_json
 from ..storage._discovery import STDIO, LoadedPlugin
 from ..storage._protocol import StorageError
+from ..testing._builders import random_id
 from ..testing._copy import private_copy
 from ..testing._failures import OperationHung, PluginFault, describe_storage_error
 from ..testing._handle import skip_not_applicable
@@ -82,11 +83,6 @@ class UpgradeError(Exception):
 # -- the corpus ----------------------------------------------------------------------------
 
 
-def _ulid(rng: random.Random) -> str:
-    digits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-    return rng.choice("01234567") + "".join(rng.choice(digits) for _ in range(25))
-
-
 def _generated(seed: int, versions: Sequence[int], count: int) -> list[Envelope]:
     """``count`` envelopes drawn from the public strategy under ``seed``, each with its
     own id (Hypothesis may draw equal ids; a corpus must not overwrite by accident)."""
@@ -108,7 +104,7 @@ def _generated(seed: int, versions: Sequence[int], count: int) -> list[Envelope]
     if len(drawn) < count:  # pragma: no cover - the strategy's space is far larger
         raise UpgradeError(f"Hypothesis drew {len(drawn)} envelopes, the corpus needs {count}")
     rng = random.Random(seed)
-    return [dataclasses.replace(env, id=_ulid(rng)) for env in drawn[:count]]
+    return [dataclasses.replace(env, id=random_id(rng)) for env in drawn[:count]]
 
 
 def build_corpus(seed: int, versions: Sequence[int]) -> list[Step]:

@@ -6,7 +6,7 @@ import re
 
 from ulid import ULID
 
-__all__ = ["is_canonical_id", "new_id", "parse_id"]
+__all__ = ["id_from_int", "is_canonical_id", "new_id", "parse_id"]
 
 # Crockford base32 upper case (no I, L, O, U); the first character carries only
 # 3 bits of the 128-bit value, so it is 0-7.
@@ -16,6 +16,12 @@ _CANONICAL = re.compile(r"[0-7][0-9A-HJKMNP-TV-Z]{25}")
 def new_id() -> str:
     """A fresh id, in canonical ULID text."""
     return str(ULID())
+
+
+def id_from_int(value: int) -> str:
+    """The canonical ULID text of the 128-bit ``value`` (python-ulid's Crockford base32):
+    the one int -> id encoder of the kit's builders and strategies."""
+    return str(ULID.from_int(value))
 
 
 def is_canonical_id(s: object) -> bool:

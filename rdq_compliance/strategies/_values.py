@@ -11,6 +11,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
+from ..envelope._ids import id_from_int
 from ..envelope._limits import (
     INT64_MAX,
     INT64_MIN,
@@ -23,7 +24,6 @@ from ..envelope._truncate import truncate_utf8
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 from ._args import check_collection, check_int, check_range
 
-_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _NAME_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789._-"
 _MARKER_BYTES = len(TRUNCATION_MARKER.encode("utf-8"))
 
@@ -113,10 +113,6 @@ def integers_between(lo: int, hi: int) -> st.SearchStrategy[int]:
     return st.integers(lo, hi)
 
 
-def _ulid_text(value: int) -> str:
-    return "".join(_CROCKFORD[(value >> (5 * (25 - i))) & 31] for i in range(26))
-
-
 def ids() -> st.SearchStrategy[str]:
     """Canonical ULID text (C6): 26 upper-case Crockford base32 characters, the
     first one ``0``–``7``. Biased to the smallest and largest ULID."""
@@ -125,7 +121,7 @@ def ids() -> st.SearchStrategy[str]:
 
 _IDS = st.one_of(
     st.sampled_from(("0" * 26, "7" + "Z" * 25)),
-    st.integers(0, 2**128 - 1).map(_ulid_text),
+    st.integers(0, 2**128 - 1).map(id_from_int),
 )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from rdq_compliance.testing import DROPPED, Rdq, Saved, requirement
+from rdq_compliance.testing import DROPPED, Rdq, Saved, random_id, requirement
 
 _READ_ROLES = ("golden", "generated", "rewritten")
 
@@ -61,9 +61,8 @@ def test_migrated_namespace_takes_writes(rdq_upgrade: Saved, rdq: Rdq) -> None:
     rng = random.Random(saved.seed)
     rng.shuffle(donors)
     new = {id: dataclasses.replace(donors[i], id=id) for i, id in enumerate(old)}
-    digits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
     for donor in donors[len(old):len(old) + 8]:
-        id = rng.choice("01234567") + "".join(rng.choice(digits) for _ in range(25))
+        id = random_id(rng)
         if id not in new:
             new[id] = dataclasses.replace(donor, id=id)
     for env in new.values():

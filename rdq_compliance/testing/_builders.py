@@ -7,9 +7,11 @@ of its arguments.
 from __future__ import annotations
 
 import dataclasses
+import random
 from datetime import UTC, datetime
 from typing import Any
 
+from ..envelope._ids import id_from_int, parse_id
 from ..envelope._model import Attempt, Envelope, ErrorInfo, Outcome, Status
 
 __all__ = ["EVERY_JSON_TYPE", "T0", "base_envelope", "ulid", "with_error"]
@@ -18,14 +20,21 @@ T0 = datetime(2026, 7, 20, 14, 3, 22, 117_000, tzinfo=UTC)
 """The instant the fixed examples are built around."""
 
 
+_ULID_BASE = int(parse_id("01J2ZK7Q8X0000000000000000"))
+
+
 def ulid(n: int) -> str:
-    """A canonical ULID text that is a pure function of ``n`` (deterministic examples)."""
-    digits = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-    out = []
-    for _ in range(16):
-        n, r = divmod(n, 32)
-        out.append(digits[r])
-    return "01J2ZK7Q8X" + "".join(reversed(out))
+    """A canonical ULID text that is a pure function of ``n`` (deterministic examples):
+    ``01J2ZK7Q8X`` followed by the low 80 bits of ``n``."""
+    return id_from_int(_ULID_BASE | (n % (1 << 80)))
+
+
+def random_id(rng: random.Random) -> str:
+    """A canonical ULID text drawn from ``rng`` (the same ``rng`` state, the same id)."""
+    value = rng.randrange(8)  # the first character carries 3 bits
+    for _ in range(25):
+        value = value * 32 + rng.randrange(32)
+    return id_from_int(value)
 
 
 def base_envelope(n: int = 1, **changes: Any) -> Envelope:

@@ -8,7 +8,7 @@ import pytest
 from ulid import ULID
 
 from rdq_compliance import is_canonical_id, new_id
-from rdq_compliance.envelope._ids import parse_id
+from rdq_compliance.envelope._ids import id_from_int, parse_id
 
 
 def test_new_id_is_canonical_and_unique() -> None:
@@ -66,3 +66,13 @@ def test_non_strings_are_not_ids() -> None:
     assert not is_canonical_id(ulid)
     assert not is_canonical_id(None)
     assert not is_canonical_id(ulid.bytes)
+
+
+_DIGITS = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # Crockford, written here: an independent model
+
+
+@pytest.mark.parametrize("value", [0, 1, 31, 32, 2**80 - 1, 2**125, 2**128 - 1, 0x0123456789ABCDEF])
+def test_id_from_int_is_the_crockford_text_of_the_value(value: int) -> None:
+    expected = "".join(_DIGITS[(value >> (5 * (25 - i))) & 31] for i in range(26))
+    assert id_from_int(value) == expected
+    assert is_canonical_id(expected)
