@@ -49,9 +49,20 @@ def loads(
     """``json.loads(text, object_pairs_hook=..., parse_constant=...)`` at any depth:
     the stdlib first, this module's loop when it recurses too deeply."""
     try:
-        return json.loads(text, object_pairs_hook=object_pairs_hook, parse_constant=parse_constant)
+        return _decoder(object_pairs_hook, parse_constant).decode(text)
     except RecursionError:
         return _parse(text, object_pairs_hook, parse_constant)
+
+
+@functools.lru_cache(maxsize=16)  # bounded: a caller might pass a new hook each time
+def _decoder(
+    object_pairs_hook: Callable[[list[tuple[str, Any]]], Any],
+    parse_constant: Callable[[str], Any],
+) -> json.JSONDecoder:
+    # What json.loads builds on every call with these hooks (a third of parsing the seed
+    # example). Its scanner keeps only a key-interning memo between calls, which threads
+    # may share: losing an entry costs an interned key, never a value.
+    return json.JSONDecoder(object_pairs_hook=object_pairs_hook, parse_constant=parse_constant)
 
 
 def _parse(

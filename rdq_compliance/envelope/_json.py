@@ -41,6 +41,31 @@ def _reject_constant(name: str) -> Any:
     raise _BadConstant(name)
 
 
+class _Duplicate(Exception):
+    pass
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        raise _Duplicate  # rare: parse again with _pairs_noting_duplicates
+    return obj
+
+
+def _pairs_noting_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    dup = _DupDict(obj)
+    seen: set[str] = set()
+    dup.dups = []
+    for key, _ in pairs:
+        if key in seen and key not in dup.dups:
+            dup.dups.append(key)
+        seen.add(key)
+    return dup
+
+
 def _syntax(message: str) -> InvalidEnvelope:
     return InvalidEnvelope([Violation(ViolationCode.JSON_SYNTAX, "", message)])
 
@@ -72,38 +97,16 @@ def parse_json(data: str | bytes | bytearray) -> dict[str, JSONValue]:
     if text.startswith("\ufeff"):
         raise _syntax("the text starts with a byte order mark (U+FEFF); remove it")
 
-    dup_seen: list[bool] = []
-
-    def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        obj = dict(pairs)
-        if len(obj) != len(pairs):
-            dup = _DupDict(obj)
-            seen: set[str] = set()
-            dup.dups = []
-            for key, _ in pairs:
-                if key in seen and key not in dup.dups:
-                    dup.dups.append(key)
-                seen.add(key)
-            dup_seen.append(True)
-            return dup
-        return obj
-
-    hook: Callable[[list[tuple[str, Any]]], dict[str, Any]] = pairs_hook
+    # Hooks that keep no state between calls (the decoder is shared, maybe by threads):
+    # one that stops at the first duplicate key, then, only for such a text, one that
+    # marks every object holding one, for _find_dups to report where.
     try:
-        value = loads(text, object_pairs_hook=hook, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise _syntax(f"line {exc.lineno} column {exc.colno} (char {exc.pos}): {exc.msg}") from None
-    except _BadConstant as exc:
-        raise _syntax(
-            f"{exc.args[0]} is not JSON (NaN and Infinity are not allowed); write a finite number"
-        ) from None
-    except ValueError as exc:  # int(str) digit limit of huge integer literals
-        raise InvalidEnvelope(
-            [Violation(ViolationCode.NUMBER_RANGE, "", f"a number is out of range: {exc}")]
-        ) from None
+        value, dups = _load(text, _unique_pairs), False
+    except _Duplicate:
+        value, dups = _load(text, _pairs_noting_duplicates), True
 
     violations: list[Violation] = []
-    if dup_seen:
+    if dups:
         _find_dups(value, "", violations)
     if (
         "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None
@@ -126,6 +129,21 @@ def parse_json(data: str | bytes | bytearray) -> dict[str, JSONValue]:
             ]
         )
     return value
+
+
+def _load(text: str, pairs_hook: Callable[[list[tuple[str, Any]]], dict[str, Any]]) -> Any:
+    try:
+        return loads(text, object_pairs_hook=pairs_hook, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise _syntax(f"line {exc.lineno} column {exc.colno} (char {exc.pos}): {exc.msg}") from None
+    except _BadConstant as exc:
+        raise _syntax(
+            f"{exc.args[0]} is not JSON (NaN and Infinity are not allowed); write a finite number"
+        ) from None
+    except ValueError as exc:  # int(str) digit limit of huge integer literals
+        raise InvalidEnvelope(
+            [Violation(ViolationCode.NUMBER_RANGE, "", f"a number is out of range: {exc}")]
+        ) from None
 
 
 def _find_dups(value: Any, ptr: str, out: list[Violation]) -> None:

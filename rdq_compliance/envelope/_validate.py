@@ -31,6 +31,8 @@ from ._limits import (
 from ._model import Attempt, Envelope, ErrorInfo, Outcome, Status
 from ._violations import InvalidEnvelope, Violation, pointer_token
 from ._wire import (
+    AttemptPointers,
+    attempt_pointers,
     base64_problem,
     datetime_problem,
     format_timestamp,
@@ -425,12 +427,12 @@ class _Checker:
         self.missing(obj, "", _ENVELOPE_REQUIRED)
         self.absent(obj, _ENVELOPE_OPTIONAL)
         for key, value in obj.items():
-            check = _ENVELOPE_CHECKS.get(key)
-            if check is None:
+            known = _ENVELOPE_CHECKS.get(key)
+            if known is None:
                 if not self.clean_json(value):  # the pointer only for a violation
                     self.json_value(value, f"/{pointer_token(str(key))}")
             else:
-                check(self, value, "/" + key)
+                known[0](self, value, known[1])
         # Invariants of the design document, judged only on well-typed values.
         status = obj.get("status")
         if type(status) is not str:
@@ -511,11 +513,12 @@ class _Checker:
     def f_attempts(self, value: Any, ptr: str) -> None:
         if type(value) is list:
             for i, attempt in enumerate(value):
-                self.attempt(attempt, f"/attempts/{i}")
+                self.attempt(attempt, attempt_pointers(i))
         elif value is not _SKIP:
             self.type_error(ptr, "an array of attempt objects", value)
 
-    def attempt(self, obj: object, ptr: str) -> None:
+    def attempt(self, obj: object, p: AttemptPointers) -> None:
+        ptr = p.attempt
         if not self.json_object(obj, ptr, "an attempt object"):
             return
         assert isinstance(obj, dict)
@@ -526,27 +529,27 @@ class _Checker:
                 if not self.clean_json(value):
                     self.json_value(value, f"{ptr}/{pointer_token(str(key))}")
             elif key == "attempt_no":
-                self.known_int(value, f"{ptr}/attempt_no")
+                self.known_int(value, p.attempt_no)
             elif key == "started_at":
-                self.timestamp(value, f"{ptr}/started_at")
+                self.timestamp(value, p.started_at)
             elif key == "finished_at":
-                self.timestamp(value, f"{ptr}/finished_at", nullable=True)
+                self.timestamp(value, p.finished_at, nullable=True)
             elif key == "outcome":
-                if self.string(value, f"{ptr}/outcome") and value not in _OUTCOME_VALUES:
+                if self.string(value, p.outcome) and value not in _OUTCOME_VALUES:
                     self.add(
                         C.OUTCOME_VALUE,
-                        f"{ptr}/outcome",
+                        p.outcome,
                         f"{_short(value)} is not a v1 outcome; expected one of SUCCESS, "
                         "RETRYABLE_FAILURE, PERMANENT_FAILURE, LEASE_EXPIRED",
                     )
             else:  # error
-                self.error(value, f"{ptr}/error")
+                self.error(value, p)
         if obj.get("outcome") == "LEASE_EXPIRED":
             error = obj.get("error")
             if error is None:
                 self.add(
                     C.LEASE_EXPIRED_ERROR,
-                    f"{ptr}/error",
+                    p.error,
                     f'a LEASE_EXPIRED attempt has an error of type "{_LEASE_EXPIRED_TYPE}"; '
                     "got null",
                 )
@@ -555,7 +558,7 @@ class _Checker:
                 if type(etype) is str and etype != _LEASE_EXPIRED_TYPE:
                     self.add(
                         C.LEASE_EXPIRED_ERROR,
-                        f"{ptr}/error/type",
+                        p.error_type,
                         f'a LEASE_EXPIRED attempt has error.type "{_LEASE_EXPIRED_TYPE}"; '
                         f"got {_short(etype)}",
                     )
@@ -563,11 +566,12 @@ class _Checker:
                 if stack is not None and stack is not _SKIP:
                     self.add(
                         C.LEASE_EXPIRED_ERROR,
-                        f"{ptr}/error/stack",
+                        p.error_stack,
                         f"a LEASE_EXPIRED attempt has no stack; expected null, got {_short(stack)}",
                     )
 
-    def error(self, obj: object, ptr: str) -> None:
+    def error(self, obj: object, p: AttemptPointers) -> None:
+        ptr = p.error
         if not self.json_object(obj, ptr, "an error object", nullable=True):
             return
         assert isinstance(obj, dict)
@@ -578,32 +582,36 @@ class _Checker:
                 if not self.clean_json(value):
                     self.json_value(value, f"{ptr}/{pointer_token(str(key))}")
             elif key == "type":
-                self.string(value, f"{ptr}/type")
+                self.string(value, p.error_type)
             elif key == "message":
-                if self.string(value, f"{ptr}/message"):
-                    self.limited_text(value, f"{ptr}/message", MESSAGE_LIMIT, C.MESSAGE_TOO_LONG)
+                if self.string(value, p.error_message):
+                    self.limited_text(value, p.error_message, MESSAGE_LIMIT, C.MESSAGE_TOO_LONG)
             elif key == "detail":
                 self.any_json(value, f"{ptr}/detail")
-            elif self.string(value, f"{ptr}/stack", nullable=True):  # stack
-                self.limited_text(value, f"{ptr}/stack", STACK_LIMIT, C.STACK_TOO_LONG)
+            elif self.string(value, p.error_stack, nullable=True):  # stack
+                self.limited_text(value, p.error_stack, STACK_LIMIT, C.STACK_TOO_LONG)
 
 
-_ENVELOPE_CHECKS: dict[str, Callable[[_Checker, Any, str], object]] = {
-    "envelope_version": _Checker.known_int,
-    "id": _Checker.f_id,
-    "queue": _Checker.f_queue,
-    "handler_ref": _Checker.f_handler_ref,
-    "handler_version": _Checker.f_nullable_string,
-    "payload": _Checker.f_payload,
-    "payload_content_type": _Checker.f_string,
-    "headers": _Checker.f_headers,
-    "status": _Checker.f_status,
-    "attempt_count": _Checker.known_int,
-    "redrive_count": _Checker.known_int,
-    "next_attempt_at": _Checker.f_nullable_timestamp,
-    "lease_expires_at": _Checker.f_nullable_timestamp,
-    "created_at": _Checker.f_timestamp,
-    "attempts": _Checker.f_attempts,
+# Each known field's check and JSON pointer (built once, not per envelope).
+_ENVELOPE_CHECKS: dict[str, tuple[Callable[[_Checker, Any, str], object], str]] = {
+    name: (check, "/" + name)
+    for name, check in {
+        "envelope_version": _Checker.known_int,
+        "id": _Checker.f_id,
+        "queue": _Checker.f_queue,
+        "handler_ref": _Checker.f_handler_ref,
+        "handler_version": _Checker.f_nullable_string,
+        "payload": _Checker.f_payload,
+        "payload_content_type": _Checker.f_string,
+        "headers": _Checker.f_headers,
+        "status": _Checker.f_status,
+        "attempt_count": _Checker.known_int,
+        "redrive_count": _Checker.known_int,
+        "next_attempt_at": _Checker.f_nullable_timestamp,
+        "lease_expires_at": _Checker.f_nullable_timestamp,
+        "created_at": _Checker.f_timestamp,
+        "attempts": _Checker.f_attempts,
+    }.items()
 }
 assert set(_ENVELOPE_CHECKS) == _ENVELOPE_KNOWN
 
@@ -735,15 +743,15 @@ class _ModelChecker(ModelWriter):
             return super().attempts(value)
         return self.type_error("/attempts", "a tuple of Attempt", value)
 
-    def attempt(self, attempt: object, ptr: str) -> Any:
+    def attempt(self, attempt: object, ptr: AttemptPointers) -> Any:
         if not isinstance(attempt, Attempt):
-            return self.type_error(ptr, "Attempt", attempt)
+            return self.type_error(ptr.attempt, "Attempt", attempt)
         return super().attempt(attempt, ptr)
 
-    def error_or_none(self, error: object, ptr: str) -> Any:
+    def error_or_none(self, error: object, ptr: AttemptPointers) -> Any:
         if error is None or isinstance(error, ErrorInfo):
             return super().error_or_none(error, ptr)
-        return self.type_error(ptr, "ErrorInfo or None", error)
+        return self.type_error(ptr.error, "ErrorInfo or None", error)
 
     def json(self, value: Any) -> Any:
         return value  # any JSON: judged by the JSON rules

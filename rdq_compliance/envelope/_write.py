@@ -14,7 +14,15 @@ from typing import Any
 
 from ._deep import copy_json
 from ._model import Attempt, Envelope, ErrorInfo, Outcome, Status
-from ._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS, datetime_problem, format_timestamp
+from ._wire import (
+    ATTEMPT_FIELDS,
+    ENVELOPE_FIELDS,
+    ERROR_FIELDS,
+    AttemptPointers,
+    attempt_pointers,
+    datetime_problem,
+    format_timestamp,
+)
 
 __all__ = ["ATTEMPT_KNOWN", "ENVELOPE_KNOWN", "ERROR_KNOWN", "ModelWriter"]
 
@@ -59,9 +67,9 @@ class ModelWriter:
         return dict(value)
 
     def attempts(self, value: Any) -> Any:
-        return [self.attempt(a, f"/attempts/{i}") for i, a in enumerate(value)]
+        return [self.attempt(a, attempt_pointers(i)) for i, a in enumerate(value)]
 
-    def error_or_none(self, error: Any, ptr: str) -> Any:
+    def error_or_none(self, error: Any, ptr: AttemptPointers) -> Any:
         return None if error is None else self.error(error, ptr)
 
     def json(self, value: Any) -> Any:
@@ -107,24 +115,24 @@ class ModelWriter:
         self.extra(env.extra, ENVELOPE_KNOWN, "", wire)
         return wire
 
-    def attempt(self, attempt: Attempt, ptr: str) -> Any:
-        error = self.error_or_none(attempt.error, f"{ptr}/error")
+    def attempt(self, attempt: Attempt, ptr: AttemptPointers) -> Any:
+        error = self.error_or_none(attempt.error, ptr)
         wire: dict[str, Any] = {
-            "attempt_no": self.int_(attempt.attempt_no, f"{ptr}/attempt_no"),
-            "started_at": self.timestamp(attempt.started_at, f"{ptr}/started_at"),
-            "finished_at": self.timestamp(attempt.finished_at, f"{ptr}/finished_at", nullable=True),
-            "outcome": self.enum(attempt.outcome, Outcome, f"{ptr}/outcome"),
+            "attempt_no": self.int_(attempt.attempt_no, ptr.attempt_no),
+            "started_at": self.timestamp(attempt.started_at, ptr.started_at),
+            "finished_at": self.timestamp(attempt.finished_at, ptr.finished_at, nullable=True),
+            "outcome": self.enum(attempt.outcome, Outcome, ptr.outcome),
             "error": error,
         }
-        self.extra(attempt.extra, ATTEMPT_KNOWN, ptr, wire)
+        self.extra(attempt.extra, ATTEMPT_KNOWN, ptr.attempt, wire)
         return wire
 
-    def error(self, error: ErrorInfo, ptr: str) -> dict[str, Any]:
+    def error(self, error: ErrorInfo, ptr: AttemptPointers) -> dict[str, Any]:
         wire: dict[str, Any] = {
-            "type": self.text(error.type, f"{ptr}/type"),
-            "message": self.text(error.message, f"{ptr}/message"),
+            "type": self.text(error.type, ptr.error_type),
+            "message": self.text(error.message, ptr.error_message),
             "detail": self.json(error.detail),
-            "stack": self.text(error.stack, f"{ptr}/stack", nullable=True),
+            "stack": self.text(error.stack, ptr.error_stack, nullable=True),
         }
-        self.extra(error.extra, ERROR_KNOWN, ptr, wire)
+        self.extra(error.extra, ERROR_KNOWN, ptr.error, wire)
         return wire

@@ -13,6 +13,10 @@ general path over generated envelopes"); docs/performance.md has the measurement
 - ``to_json`` writes with ``_write.ModelWriter``, which trusts the model's Python types;
   the validator's ``_ModelChecker`` is the same walk with every type checked (the
   general path).
+- ``_wire.format_timestamp`` writes an exact ``datetime`` from its fields;
+  ``_wire.datetime_problem`` accepts one at ``datetime.UTC`` and millisecond precision
+  without ``utcoffset()``; ``_format_timestamp_general`` (``isoformat()``) and
+  ``_datetime_problem_general`` are the general paths.
 
 The generated pairs lean on what a type-blind or identity-trusting check gets wrong:
 1, 1.0 and True; 0, -0.0 and False; NaN (not JSON, unequal to itself, even when both
@@ -401,3 +405,50 @@ def test_to_json_writes_what_the_checking_model_walk_writes(env: Envelope) -> No
         return json.dumps(wire, sort_keys=True, ensure_ascii=False, allow_nan=False)
 
     assert text(checked) == text(to_json(env))
+
+
+class LyingYear(datetime):
+    """A datetime subclass whose ``year`` property lies: writing it from its fields
+    would be wrong."""
+
+    @property
+    def year(self) -> int:  # type: ignore[override]
+        return 1
+
+
+class LyingOffset(datetime):
+    """A datetime subclass whose ``utcoffset()`` says +01:00 whatever its tzinfo."""
+
+    def utcoffset(self) -> timedelta | None:
+        return timedelta(hours=1)
+
+
+_ZONES = st.sampled_from(
+    (None, UTC, timezone(timedelta(0)), timezone(timedelta(hours=1)),
+     timezone(-timedelta(minutes=30)))
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59, 999_999)),
+    _ZONES,
+    st.sampled_from((lambda us: us, lambda us: us - us % 1000)),
+    st.sampled_from((datetime, LyingYear, LyingOffset)),
+)
+def test_timestamp_fast_paths_say_what_isoformat_says(
+    naive: datetime, zone: timezone | None, rounding: Any, cls: type[datetime]
+) -> None:
+    """``format_timestamp`` writes an exact ``datetime`` from its fields and two digit
+    tables; ``datetime_problem`` accepts an exact ``datetime`` at ``datetime.UTC`` and
+    millisecond precision without calling ``utcoffset()``. Both say what the general
+    paths (``isoformat()``, ``utcoffset()``) say, for every year (1 to 9999: 4 digits,
+    zero-padded), offset, precision, and subclasses that override a field or the offset."""
+    from rdq_compliance.envelope import _wire
+
+    value = naive.replace(microsecond=rounding(naive.microsecond), tzinfo=zone)
+    value = cls.fromisoformat(value.isoformat())
+    assert _wire.datetime_problem(value) == _wire._datetime_problem_general(value)
+    if _wire.datetime_problem(value) is None:
+        assert _wire.format_timestamp(value) == _wire._format_timestamp_general(value)
+        assert _wire.parse_timestamp(_wire.format_timestamp(value)) == value
