@@ -424,6 +424,7 @@ def bench_codec(repeat: int, quick: bool) -> list[str]:
         log(f"codec: {name}")
         r, w = rate(fn)
         rows.append(f"| {name} | {r:,.0f} | {1e6 / r:.1f} µs | {w:,.0f} |")
+    rows += _codec_instructions()
     # In a process of its own: drawing big envelopes here would raise this process's
     # peak RSS, which the kit processes it starts inherit (Linux keeps the high-water
     # mark across exec), and section 4 would measure it.
@@ -435,7 +436,41 @@ def bench_codec(repeat: int, quick: bool) -> list[str]:
     if child.returncode:
         return [*rows, "", f"fast paths: not measured (exit {child.returncode}): "
                 + child.stderr[-400:].replace("\n", " ")]
-    return rows + json.loads(child.stdout.splitlines()[-1])
+    fast: list[str] = json.loads(child.stdout.splitlines()[-1])
+    return rows + fast
+
+
+CODEC_LOOPS = 400
+"""Round trips counted under valgrind (a second run counts none: start-up and imports)."""
+
+
+def _codec_instructions() -> list[str]:
+    """Instructions per codec round trip, counted by valgrind's cachegrind: the same
+    number run after run (timings here move by ±10 % with the neighbours' load), to
+    compare code states on any machine."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return ["", "Instructions per round trip: not counted (valgrind is not on PATH)."]
+    log("codec: instructions per round trip (valgrind, two runs)")
+    # Bytecode caches first: compiling a changed module inside one counted run only
+    # would add its cost to the difference.
+    subprocess.run([PYTHON, "-c", "import benchmarks._codec_loop"], cwd=ROOT, env=_env(),
+                   check=False)
+    counts = []
+    for n in (CODEC_LOOPS, 0):
+        child = subprocess.run(
+            [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+             PYTHON, "-m", "benchmarks._codec_loop", str(n)],
+            cwd=ROOT, env=_env(), capture_output=True, text=True, check=False)
+        found = re.search(r"I\s+refs:\s+([\d,]+)", child.stderr)
+        if child.returncode or found is None:
+            return ["", f"Instructions per round trip: not counted (valgrind exit "
+                    f"{child.returncode}): " + child.stderr[-300:].replace("\n", " ")]
+        counts.append(int(found.group(1).replace(",", "")))
+    per = (counts[0] - counts[1]) / CODEC_LOOPS
+    return ["", f"Instructions per round trip (decode + validate + encode, valgrind "
+            f"cachegrind, {CODEC_LOOPS} round trips less a run of none): **{per:,.0f}**: "
+            "a count that does not move with the machine's load."]
 
 
 GENERATED = 300
