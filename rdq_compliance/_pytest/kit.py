@@ -30,7 +30,7 @@ from ..storage._discovery import (
     resolve_options,
 )
 from ..testing._case import MASKED, Case, CaseError, load_case, replay_command, save_case
-from ..testing._failures import CheckFailed, OperationHung
+from ..testing._failures import CheckFailed, OperationHung, find_failure
 from ..testing._handle import KitSettings, Rdq, params_of
 from ..testing._marker import MARKER
 from ..testing._properties import PROFILES
@@ -366,8 +366,8 @@ class KitPlugin:
             raise
 
     def _save_case(self, rdq: Rdq, exc: BaseException) -> None:
-        found = _find_failure(exc)
-        if found is None:
+        found = find_failure(exc, (CheckFailed, OperationHung))
+        if not isinstance(found, CheckFailed | OperationHung):
             return
         check, kwargs = rdq.example or (None, None)
         if rdq.replay is not None:
@@ -559,17 +559,6 @@ def _guard_timeout(plugin: LoadedPlugin, settings: KitSettings) -> float:
         return settings.timeout
     bridge = positive_seconds(plugin.resolved.get("timeout", "")) or settings.timeout
     return bridge + max(2.0, bridge / 2)
-
-
-def _find_failure(exc: BaseException) -> CheckFailed | OperationHung | None:
-    if isinstance(exc, CheckFailed | OperationHung):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        for sub in exc.exceptions:
-            found = _find_failure(sub)
-            if found is not None:
-                return found
-    return None
 
 
 def _same_number(a: object, b: object) -> bool:

@@ -37,7 +37,7 @@ from ..reporting import (
     terminal_safe,
 )
 from ..reporting._causes import Symptom
-from ..testing._failures import CheckFailed
+from ..testing._failures import CheckFailed, find_failure
 from ._incomplete import untested, untested_line
 from ._options import option, path_option
 from ._state import RUN_KEY, KitRun
@@ -101,17 +101,6 @@ _DESELECTED_KEY = "rdq_deselected"
 _CAUSE_PROP = "rdq_cause"
 """The user property that carries a failure's :class:`Symptom` (as JSON) from the test,
 maybe on an xdist worker, to the report."""
-
-
-def _symptom_in(exc: BaseException | None) -> Symptom | None:
-    if isinstance(exc, CheckFailed):
-        return exc.symptom
-    if isinstance(exc, BaseExceptionGroup):
-        for sub in exc.exceptions:
-            found = _symptom_in(sub)
-            if found is not None:
-                return found
-    return None
 
 
 _E_LINE = re.compile(r"^E(?: |$)")
@@ -178,7 +167,8 @@ class ReportingPlugin:
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
         if call.when == "call" and call.excinfo is not None:
-            symptom = _symptom_in(call.excinfo.value)
+            failure = find_failure(call.excinfo.value, CheckFailed)
+            symptom = failure.symptom if failure is not None else None
             if symptom is not None:  # user_properties survive the trip from an xdist worker
                 # a new list: the report shares the item's, which the teardown report reuses
                 report.user_properties = [*report.user_properties,

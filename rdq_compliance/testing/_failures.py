@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pluggy
 
@@ -31,6 +31,7 @@ __all__ = [
     "canonical",
     "clauses_of",
     "describe_storage_error",
+    "find_failure",
     "format_plugin_traceback",
     "is_c17",
     "pretty",
@@ -70,6 +71,24 @@ class PluginFault(Exception):
     def __init__(self, exc: BaseException) -> None:
         super().__init__(f"{type(exc).__name__}: {exc}")
         self.exc = exc
+
+
+_Failure = TypeVar("_Failure", bound=BaseException)
+
+
+def find_failure(
+    exc: BaseException | None, kind: type[_Failure] | tuple[type[_Failure], ...]
+) -> _Failure | None:
+    """The first ``kind`` in ``exc``: ``exc`` itself, or depth first in its exception
+    groups (a failure in a lane of the concurrency suite arrives inside one)."""
+    if isinstance(exc, kind):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for sub in exc.exceptions:
+            found = find_failure(sub, kind)
+            if found is not None:
+                return found
+    return None
 
 
 def is_c17(code: object) -> bool:
