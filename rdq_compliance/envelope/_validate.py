@@ -368,6 +368,11 @@ class _Checker:
             return  # the common case: no pointer for every nested value
         self.json_value(value, ptr)
 
+    def unknown(self, value: Any, ptr: str, key: object) -> None:
+        """An unknown field ``key`` of the object at ``ptr`` (C10): any JSON value."""
+        if not self.clean_json(value):  # the pointer only for a violation
+            self.json_value(value, f"{ptr}/{pointer_token(str(key))}")
+
     def json_value(self, value: Any, ptr: str) -> None:
         """Report what breaks C4/C5/C10 in ``value``, depth first in document order,
         with an explicit stack (C10 sets no depth limit)."""
@@ -440,8 +445,7 @@ class _Checker:
         for key, value in obj.items():
             known = _ENVELOPE_CHECKS.get(key)
             if known is None:
-                if not self.clean_json(value):  # the pointer only for a violation
-                    self.json_value(value, f"/{pointer_token(str(key))}")
+                self.unknown(value, "", key)
             else:
                 known[0](self, value, known[1])
         # Invariants of the design document, judged only on well-typed values.
@@ -536,8 +540,7 @@ class _Checker:
         self.members(obj, ptr, _ATTEMPT_KNOWN, _ATTEMPT_REQUIRED, _ATTEMPT_OPTIONAL)
         for key, value in obj.items():
             if key not in _ATTEMPT_KNOWN:
-                if not self.clean_json(value):
-                    self.json_value(value, f"{ptr}/{pointer_token(str(key))}")
+                self.unknown(value, ptr, key)
             elif key == "attempt_no":
                 self.known_int(value, p.attempt_no)
             elif key == "started_at":
@@ -588,8 +591,7 @@ class _Checker:
         self.members(obj, ptr, _ERROR_KNOWN, _ERROR_REQUIRED, _ERROR_OPTIONAL)
         for key, value in obj.items():
             if key not in _ERROR_KNOWN:
-                if not self.clean_json(value):
-                    self.json_value(value, f"{ptr}/{pointer_token(str(key))}")
+                self.unknown(value, ptr, key)
             elif key == "type":
                 self.string(value, p.error_type)
             elif key == "message":
