@@ -6,7 +6,6 @@ earlier read from the store under test.
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from datetime import UTC, datetime
 from typing import Any
@@ -29,6 +28,7 @@ from rdq_compliance.testing import (
     Rdq,
     base_envelope,
     requirement,
+    with_attempt,
     with_error,
 )
 
@@ -344,11 +344,7 @@ def test_null_and_empty_values_stay_distinct(rdq: Rdq) -> None:
     for value in _EMPTIES.values():
         n += 1
         env = with_error(base_envelope(n, extra={"x": value}), detail=value, extra={"x": value})
-        first = env.attempts[0]
-        env = dataclasses.replace(
-            env, attempts=(dataclasses.replace(first, extra={"x": value}),)
-        )
-        written.append(env)
+        written.append(with_attempt(env, extra={"x": value}))
     written.append(base_envelope(n + 1, handler_version=None, attempts=(), headers={}))
     written.append(base_envelope(n + 2, handler_version="", attempts=(), headers={"": ""}))
     written.append(base_envelope(

@@ -33,6 +33,7 @@ from rdq_compliance.testing import (
     base_envelope,
     requirement,
     ulid,
+    with_attempt,
     with_error,
 )
 
@@ -350,9 +351,7 @@ def _aliasable(n: int) -> Envelope:
         detail={"retry": [1, 2], "ctx": {"a": {}}},
         extra={"x_err": [{"a": 1}]},
     )
-    first = env.attempts[0]
-    return dataclasses.replace(
-        env, attempts=(dataclasses.replace(first, extra={"x_att": {"n": [1]}}),))
+    return with_attempt(env, extra={"x_att": {"n": [1]}})
 
 
 def _deface(value: Any) -> None:

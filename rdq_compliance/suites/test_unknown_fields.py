@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import pytest
@@ -21,15 +20,11 @@ from rdq_compliance.testing import (
     Rdq,
     base_envelope,
     requirement,
+    with_attempt,
     with_error,
 )
 
 _FIELDS = {f"x_{k}": v for k, v in EVERY_JSON_TYPE.items()}
-
-
-def _at_attempt(env: Envelope, extra: dict[str, Any]) -> Envelope:
-    first = dataclasses.replace(env.attempts[0], extra=extra)
-    return dataclasses.replace(env, attempts=(first, *env.attempts[1:]))
 
 
 @requirement("RDQ-UF-001")
@@ -57,7 +52,7 @@ def test_generated_top_level_unknown_fields(rdq: Rdq) -> None:
 def test_attempt_unknown_fields_of_every_type(rdq: Rdq) -> None:
     """RDQ-UF-002 (C10): unknown fields of every JSON type in an attempt record."""
     extra = {**_FIELDS, "status": "shadows a top-level field", "": None}
-    rdq.namespace().roundtrip(_at_attempt(base_envelope(22), extra))
+    rdq.namespace().roundtrip(with_attempt(base_envelope(22), extra=extra))
 
 
 @requirement("RDQ-UF-002", kind="property")
@@ -66,7 +61,7 @@ def test_generated_attempt_unknown_fields(rdq: Rdq) -> None:
     ns = rdq.namespace()
 
     def roundtrip(extra: dict[str, Any]) -> None:
-        ns.roundtrip(_at_attempt(base_envelope(23), extra))
+        ns.roundtrip(with_attempt(base_envelope(23), extra=extra))
 
     rdq.for_all(roundtrip, budget="targeted",
                 extra=unknown_field_maps(forbidden_keys=ATTEMPT_FIELDS, max_size=5))
@@ -140,8 +135,8 @@ _NUMBERS = {
 def test_numbers_are_exact(rdq: Rdq, number: float) -> None:
     """RDQ-UF-005 (C5): the number keeps its value in unknown fields at every level and
     in detail (integral doubles may come back as integers)."""
-    env = with_error(_at_attempt(base_envelope(27, extra={"n": number, "a": [number]}),
-                                 {"n": number}),
+    env = with_error(with_attempt(base_envelope(27, extra={"n": number, "a": [number]}),
+                                  extra={"n": number}),
                      detail={"n": number}, extra={"n": number})
     rdq.namespace().roundtrip(env)
 
@@ -196,6 +191,6 @@ def test_deep_values(rdq: Rdq, levels: int) -> None:
     MySQL JSON and MongoDB BSON (100) and serde_json (128), and a few hundred."""
     leaf = {"n": INT64_MAX, "d": 0.1, "s": "é", "t": True, "z": None, "e": [], "o": {}}
     value = _nested(levels, leaf)
-    env = with_error(_at_attempt(base_envelope(31, extra={"deep": value}), {"deep": value}),
+    env = with_error(with_attempt(base_envelope(31, extra={"deep": value}), extra={"deep": value}),
                      detail=value, extra={"deep": value})
     rdq.namespace().roundtrip(env)

@@ -28,7 +28,15 @@ builds the handle for each test); it imports Hypothesis only when a property run
 
 from ..envelope._limits import INT64_MAX, INT64_MIN, MAX_KNOWN_INT
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
-from ._builders import EVERY_JSON_TYPE, T0, base_envelope, random_id, ulid, with_error
+from ._builders import (
+    EVERY_JSON_TYPE,
+    T0,
+    base_envelope,
+    random_id,
+    ulid,
+    with_attempt,
+    with_error,
+)
 from ._failures import C17_CODES, CheckFailed, OperationHung
 from ._handle import Rdq
 from ._lanes import Lane, now_ns
@@ -61,5 +69,6 @@ __all__ = [
     "random_id",
     "requirement",
     "ulid",
+    "with_attempt",
     "with_error",
 ]

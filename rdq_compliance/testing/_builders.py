@@ -14,7 +14,15 @@ from typing import Any
 from ..envelope._ids import id_from_int, parse_id
 from ..envelope._model import Attempt, Envelope, ErrorInfo, Outcome, Status
 
-__all__ = ["EVERY_JSON_TYPE", "T0", "base_envelope", "ulid", "with_error"]
+__all__ = [
+    "EVERY_JSON_TYPE",
+    "T0",
+    "base_envelope",
+    "random_id",
+    "ulid",
+    "with_attempt",
+    "with_error",
+]
 
 T0 = datetime(2026, 7, 20, 14, 3, 22, 117_000, tzinfo=UTC)
 """The instant the fixed examples are built around."""
@@ -71,14 +79,17 @@ def base_envelope(n: int = 1, **changes: Any) -> Envelope:
     return dataclasses.replace(env, **changes) if changes else env
 
 
+def with_attempt(env: Envelope, **changes: Any) -> Envelope:
+    """``env`` whose first attempt has ``changes`` applied (the others kept)."""
+    first = dataclasses.replace(env.attempts[0], **changes)
+    return dataclasses.replace(env, attempts=(first, *env.attempts[1:]))
+
+
 def with_error(env: Envelope, **changes: Any) -> Envelope:
     """``env`` whose first attempt's error has ``changes`` applied."""
-    first = env.attempts[0]
-    assert first.error is not None
-    error = dataclasses.replace(first.error, **changes)
-    return dataclasses.replace(
-        env, attempts=(dataclasses.replace(first, error=error), *env.attempts[1:])
-    )
+    error = env.attempts[0].error
+    assert error is not None
+    return with_attempt(env, error=dataclasses.replace(error, **changes))
 
 
 #: One JSON value of every kind unknown fields and ``detail`` may hold (C5, C10).

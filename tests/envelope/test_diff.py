@@ -18,6 +18,7 @@ from rdq_compliance import (
     diff,
     format_diff,
 )
+from rdq_compliance.testing import with_attempt, with_error
 
 from ._envelopes import SEED_TEXT
 
@@ -26,17 +27,6 @@ E0 = "/attempts/0/error"
 
 def _env(**changes: Any) -> Envelope:
     return dataclasses.replace(decode(SEED_TEXT), **changes)
-
-
-def _with_error(env: Envelope, **changes: Any) -> Envelope:
-    attempt = env.attempts[0]
-    assert attempt.error is not None
-    error = dataclasses.replace(attempt.error, **changes)
-    return dataclasses.replace(env, attempts=(dataclasses.replace(attempt, error=error),))
-
-
-def _with_attempt(env: Envelope, **changes: Any) -> Envelope:
-    return dataclasses.replace(env, attempts=(dataclasses.replace(env.attempts[0], **changes),))
 
 
 def _summary(diffs: list[Difference]) -> list[tuple[str, str]]:
@@ -61,8 +51,8 @@ def test_models_are_unhashable() -> None:
 
 def test_string_note_for_truncation_difference() -> None:
     base = decode(SEED_TEXT)
-    expected = _with_error(base, message="x" * 4081 + "😀" + "y" * 11)
-    actual = _with_error(base, message="x" * 4081 + "…" + "y" * 9)
+    expected = with_error(base, message="x" * 4081 + "😀" + "y" * 11)
+    actual = with_error(base, message="x" * 4081 + "…" + "y" * 9)
     (d,) = diff(expected, actual)
     assert (d.pointer, d.kind) == (E0 + "/message", "changed")
     assert d.note == (
@@ -90,7 +80,7 @@ def test_nullable_fields() -> None:
     assert "expected a value, got null" in d.note
     (d,) = diff(_env(handler_version=None), _env(handler_version=""))
     assert "expected null, got a value" in d.note
-    (d,) = diff(_env(), _with_attempt(_env(), error=None))
+    (d,) = diff(_env(), with_attempt(_env(), error=None))
     assert (d.pointer, d.kind) == (E0, "changed")
     assert "expected an error object, got null" in d.note
 
@@ -137,11 +127,11 @@ def test_attempts_by_position() -> None:
 
 def test_unknown_fields_at_their_object() -> None:
     expected = _env(extra={"payload_ref": {"k": [1, 2]}, "gone": 1})
-    expected = _with_attempt(expected, extra={"x": "a"})
-    expected = _with_error(expected, extra={"y": None})
+    expected = with_attempt(expected, extra={"x": "a"})
+    expected = with_error(expected, extra={"y": None})
     actual = _env(extra={"payload_ref": {"k": [1, 3]}, "new": False})
-    actual = _with_attempt(actual, extra={"x": "b"})
-    actual = _with_error(actual, extra={})
+    actual = with_attempt(actual, extra={"x": "b"})
+    actual = with_error(actual, extra={})
     # Reported in wire order: attempts (error first) before the top-level unknowns.
     assert _summary(diff(expected, actual)) == [
         (E0 + "/y", "missing"),
@@ -181,13 +171,13 @@ def test_json_semantics_in_unknown_fields(expected: Any, actual: Any, kind: str 
 
 def test_detail_is_json_compared() -> None:
     base = decode(SEED_TEXT)
-    assert diff(_with_error(base, detail={"n": 1}), _with_error(base, detail={"n": 1.0})) == []
-    (d,) = diff(_with_error(base, detail={"n": 1}), _with_error(base, detail={"n": True}))
+    assert diff(with_error(base, detail={"n": 1}), with_error(base, detail={"n": 1.0})) == []
+    (d,) = diff(with_error(base, detail={"n": 1}), with_error(base, detail={"n": True}))
     assert (d.pointer, d.kind) == (E0 + "/detail/n", "type")
     assert d.note == "type changed: expected number, got boolean"
-    (d,) = diff(_with_error(base, detail=None), _with_error(base, detail={}))
+    (d,) = diff(with_error(base, detail=None), with_error(base, detail={}))
     assert (d.pointer, d.kind) == (E0 + "/detail", "type")
-    d, item = diff(_with_error(base, detail=[1, 2]), _with_error(base, detail=[1]))
+    d, item = diff(with_error(base, detail=[1, 2]), with_error(base, detail=[1]))
     assert (d.pointer, d.kind, d.note) == (
         E0 + "/detail",
         "length",
@@ -258,7 +248,7 @@ def test_type_mismatch_of_models() -> None:
     (d,) = diff(env, env.attempts[0])
     assert (d.pointer, d.kind) == ("", "type")
     assert format_diff([d]).startswith("/: type changed: expected Envelope, got Attempt")
-    (d,) = diff(_env(), _with_attempt(_env(), error="boom"))
+    (d,) = diff(_env(), with_attempt(_env(), error="boom"))
     assert (d.pointer, d.kind) == (E0, "type")
 
 
@@ -350,25 +340,25 @@ def test_clause_tags_follow_the_field() -> None:
     from rdq_compliance.envelope._clauses import clauses_for_pointer
 
     base = decode(SEED_TEXT)
-    with_detail = _with_error(base, detail={"retry": [1, 2]})
+    with_detail = with_error(base, detail={"retry": [1, 2]})
 
     def tags(expected: Envelope, actual: Envelope) -> list[str]:
         return [clauses_for_pointer(d) for d in diff(expected, actual)]
 
-    assert tags(with_detail, _with_error(base, detail=None)) == ["C10 C5"]
-    assert tags(with_detail, _with_error(base, detail={"retry": [1]})) == ["C10 C5", "C10 C5"]
+    assert tags(with_detail, with_error(base, detail=None)) == ["C10 C5"]
+    assert tags(with_detail, with_error(base, detail={"retry": [1]})) == ["C10 C5", "C10 C5"]
     assert tags(_env(extra={"x": 1}), _env(extra={"x": None})) == ["C10 C5"]
     assert tags(_env(extra={"x": 1}), _env()) == ["C10 C5"]
-    assert tags(_with_attempt(base, extra={"x": 1}), base) == ["C10 C5"]
-    assert tags(_with_error(base, extra={"x": [1]}), _with_error(base, extra={"x": []})) == [
+    assert tags(with_attempt(base, extra={"x": 1}), base) == ["C10 C5"]
+    assert tags(with_error(base, extra={"x": [1]}), with_error(base, extra={"x": []})) == [
         "C10 C5",  # the length
         "C10 C5",  # the item
     ]
     assert tags(_env(handler_version="v3"), _env(handler_version=None)) == ["C4 C9"]
     assert tags(_env(handler_version="v3"), _env(handler_version="v4")) == ["C4"]
     assert tags(_env(headers={"A": "1"}), _env(headers={"a": "1"})) == ["C8 C4", "C8 C4"]
-    assert tags(base, _with_error(base, stack=None)) == ["C1 C4 C9"]
-    assert tags(base, _with_attempt(base, error=None)) == ["C9"]
+    assert tags(base, with_error(base, stack=None)) == ["C1 C4 C9"]
+    assert tags(base, with_attempt(base, error=None)) == ["C9"]
     assert tags(base, _env(attempts=())) == ["C12", "C12"]
     assert tags(base, _env(created_at=base.created_at + timedelta(milliseconds=1))) == ["C3"]
 

@@ -431,7 +431,9 @@ _ZONES = st.sampled_from(
 
 @settings(max_examples=300, deadline=None, database=None)
 @given(
-    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59, 999_999)),
+    st.datetimes(
+        min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59, 999_999)
+    ),
     _ZONES,
     st.sampled_from((lambda us: us, lambda us: us - us % 1000)),
     st.sampled_from((datetime, LyingYear, LyingOffset)),

@@ -22,6 +22,7 @@ from rdq_compliance import (
     encode,
     validate,
 )
+from rdq_compliance.testing import with_attempt, with_error
 
 from ._envelopes import DELETE, SEED_TEXT, mutate, seed
 
@@ -635,17 +636,6 @@ def _model() -> Envelope:
     return decode(SEED_TEXT)
 
 
-def _with_error(env: Envelope, **changes: Any) -> Envelope:
-    attempt = env.attempts[0]
-    assert attempt.error is not None
-    error = dataclasses.replace(attempt.error, **changes)
-    return dataclasses.replace(env, attempts=(dataclasses.replace(attempt, error=error),))
-
-
-def _with_attempt(env: Envelope, **changes: Any) -> Envelope:
-    return dataclasses.replace(env, attempts=(dataclasses.replace(env.attempts[0], **changes),))
-
-
 T = datetime(2026, 7, 20, 14, 3, 22, 117000, tzinfo=UTC)
 
 MODEL_INVALID: list[tuple[str, Any, list[tuple[C, str]]]] = [
@@ -721,25 +711,25 @@ def test_model_nested_checks() -> None:
     env = _model()
     assert validate(env) == []
     cases: list[tuple[Envelope, list[tuple[C, str]]]] = [
-        (_with_error(env, message="\ud800"), [(C.LONE_SURROGATE, E0 + "/message")]),
-        (_with_error(env, message="m" * 4097), [(C.MESSAGE_TOO_LONG, E0 + "/message")]),
-        (_with_error(env, stack=b"trace"), [(C.FIELD_TYPE, E0 + "/stack")]),
-        (_with_error(env, detail=(1,)), [(C.FIELD_TYPE, E0 + "/detail")]),
-        (_with_error(env, detail={"a": 2**64}), [(C.NUMBER_RANGE, E0 + "/detail/a")]),
-        (_with_error(env, extra={"message": "x"}), [(C.DUPLICATE_KEY, E0)]),
-        (_with_attempt(env, error="boom"), [(C.FIELD_TYPE, E0)]),
-        (_with_attempt(env, attempt_no=True), [(C.FIELD_TYPE, "/attempts/0/attempt_no")]),
-        (_with_attempt(env, outcome="NOPE"), [(C.OUTCOME_VALUE, "/attempts/0/outcome")]),
-        (_with_attempt(env, outcome=None), [(C.FIELD_TYPE, "/attempts/0/outcome")]),
+        (with_error(env, message="\ud800"), [(C.LONE_SURROGATE, E0 + "/message")]),
+        (with_error(env, message="m" * 4097), [(C.MESSAGE_TOO_LONG, E0 + "/message")]),
+        (with_error(env, stack=b"trace"), [(C.FIELD_TYPE, E0 + "/stack")]),
+        (with_error(env, detail=(1,)), [(C.FIELD_TYPE, E0 + "/detail")]),
+        (with_error(env, detail={"a": 2**64}), [(C.NUMBER_RANGE, E0 + "/detail/a")]),
+        (with_error(env, extra={"message": "x"}), [(C.DUPLICATE_KEY, E0)]),
+        (with_attempt(env, error="boom"), [(C.FIELD_TYPE, E0)]),
+        (with_attempt(env, attempt_no=True), [(C.FIELD_TYPE, "/attempts/0/attempt_no")]),
+        (with_attempt(env, outcome="NOPE"), [(C.OUTCOME_VALUE, "/attempts/0/outcome")]),
+        (with_attempt(env, outcome=None), [(C.FIELD_TYPE, "/attempts/0/outcome")]),
         (
-            _with_attempt(env, finished_at=T.replace(tzinfo=None)),
+            with_attempt(env, finished_at=T.replace(tzinfo=None)),
             [(C.TIMESTAMP_FORMAT, "/attempts/0/finished_at")],
         ),
         (
-            _with_attempt(env, outcome="LEASE_EXPIRED"),
+            with_attempt(env, outcome="LEASE_EXPIRED"),
             [(C.LEASE_EXPIRED_ERROR, E0 + "/type"), (C.LEASE_EXPIRED_ERROR, E0 + "/stack")],
         ),
-        (_with_attempt(env, extra={"attempt_no": 2}), [(C.DUPLICATE_KEY, "/attempts/0")]),
+        (with_attempt(env, extra={"attempt_no": 2}), [(C.DUPLICATE_KEY, "/attempts/0")]),
     ]
     for model, expected in cases:
         assert sorted(_found(validate(model))) == sorted(expected), model
