@@ -17,7 +17,14 @@ from ._codes import ViolationCode as C
 from ._deep import copy_json as _copy_json
 from ._deep import dumps
 from ._json import json_type_name, parse_json
-from ._model import Attempt, Envelope, ErrorInfo, JSONValue, Outcome, Status
+from ._model import (
+    OUTCOME_BY_VALUE,
+    STATUS_BY_VALUE,
+    Attempt,
+    Envelope,
+    ErrorInfo,
+    JSONValue,
+)
 from ._validate import size_bound, validate_object
 from ._violations import InvalidEnvelope, Violation
 from ._wire import (
@@ -65,11 +72,6 @@ def _ts_or_none(value: str | None) -> datetime | None:
     return None if value is None else datetime.fromisoformat(value)
 
 
-# By value, as Status(value) looks them up, without its call (ten times slower).
-_STATUS = {s.value: s for s in Status}
-_OUTCOME = {o.value: o for o in Outcome}
-
-
 def _build_valid(obj: Mapping[str, Any]) -> Envelope:
     # validate() has vouched for every type and value, and parse_json's objects are
     # ours alone, so this is straight field access (the decode hot path).
@@ -82,7 +84,7 @@ def _build_valid(obj: Mapping[str, Any]) -> Envelope:
         payload=binascii.a2b_base64(obj["payload"]),
         payload_content_type=obj["payload_content_type"],
         headers=obj["headers"],
-        status=_STATUS[obj["status"]],
+        status=STATUS_BY_VALUE[obj["status"]],
         attempt_count=obj["attempt_count"],
         redrive_count=obj["redrive_count"],
         next_attempt_at=_ts_or_none(obj.get("next_attempt_at")),
@@ -98,7 +100,7 @@ def _build_valid_attempt(obj: dict[str, Any]) -> Attempt:
     return Attempt(
         attempt_no=obj["attempt_no"],
         started_at=datetime.fromisoformat(obj["started_at"]),
-        outcome=_OUTCOME[obj["outcome"]],
+        outcome=OUTCOME_BY_VALUE[obj["outcome"]],
         finished_at=_ts_or_none(obj.get("finished_at")),
         error=None
         if error is None

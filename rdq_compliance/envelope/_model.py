@@ -51,6 +51,12 @@ class Outcome(enum.StrEnum):
     LEASE_EXPIRED = "LEASE_EXPIRED"
 
 
+# The members by wire value: the validator's membership test and decode's lookup
+# (``Status(value)`` finds the same member ten times slower).
+STATUS_BY_VALUE: dict[str, Status] = {s.value: s for s in Status}
+OUTCOME_BY_VALUE: dict[str, Outcome] = {o.value: o for o in Outcome}
+
+
 def _coerce_enum(cls: type[enum.StrEnum], value: object, name: str) -> object:
     # Adapters read enum columns back as plain text; accept exactly the member
     # names and leave anything else for the diff/validator to report.

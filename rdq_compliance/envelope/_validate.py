@@ -28,7 +28,15 @@ from ._limits import (
     NAME_MAX_CHARS,
     STACK_LIMIT,
 )
-from ._model import Attempt, Envelope, ErrorInfo, Outcome, Status
+from ._model import (
+    OUTCOME_BY_VALUE,
+    STATUS_BY_VALUE,
+    Attempt,
+    Envelope,
+    ErrorInfo,
+    Outcome,
+    Status,
+)
 from ._violations import InvalidEnvelope, Violation, pointer_token
 from ._wire import (
     AttemptPointers,
@@ -46,8 +54,6 @@ from ._write import ModelWriter
 __all__ = ["InvalidEnvelope", "Violation", "validate"]
 
 _NAME = re.compile(r"[a-z0-9._-]+")
-_STATUS_VALUES = frozenset(s.value for s in Status)
-_OUTCOME_VALUES = frozenset(o.value for o in Outcome)
 _ENVELOPE_REQUIRED = (
     "envelope_version", "id", "queue", "handler_ref", "payload", "payload_content_type",
     "headers", "status", "attempt_count", "redrive_count", "created_at", "attempts",
@@ -453,7 +459,7 @@ class _Checker:
         if type(status) is not str:
             status = None  # a wrong type (maybe unhashable) was reported as FIELD_TYPE
         lease = obj.get("lease_expires_at")
-        if type(lease) is str and status in _STATUS_VALUES and status != "IN_FLIGHT":
+        if type(lease) is str and status in STATUS_BY_VALUE and status != "IN_FLIGHT":
             self.add(
                 C.LEASE_WITHOUT_IN_FLIGHT,
                 "/lease_expires_at",
@@ -511,7 +517,7 @@ class _Checker:
                 self.string(hvalue, f"{ptr}/{pointer_token(str(hkey))}")
 
     def f_status(self, value: Any, ptr: str) -> None:
-        if self.string(value, ptr) and value not in _STATUS_VALUES:
+        if self.string(value, ptr) and value not in STATUS_BY_VALUE:
             self.add(
                 C.STATUS_VALUE,
                 ptr,
@@ -548,7 +554,7 @@ class _Checker:
             elif key == "finished_at":
                 self.timestamp(value, p.finished_at, nullable=True)
             elif key == "outcome":
-                if self.string(value, p.outcome) and value not in _OUTCOME_VALUES:
+                if self.string(value, p.outcome) and value not in OUTCOME_BY_VALUE:
                     self.add(
                         C.OUTCOME_VALUE,
                         p.outcome,
@@ -598,7 +604,7 @@ class _Checker:
                 if self.string(value, p.error_message):
                     self.limited_text(value, p.error_message, MESSAGE_LIMIT, C.MESSAGE_TOO_LONG)
             elif key == "detail":
-                self.any_json(value, f"{ptr}/detail")
+                self.any_json(value, p.error_detail)
             elif self.string(value, p.error_stack, nullable=True):  # stack
                 self.limited_text(value, p.error_stack, STACK_LIMIT, C.STACK_TOO_LONG)
 

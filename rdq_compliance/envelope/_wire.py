@@ -54,18 +54,20 @@ class AttemptPointers(NamedTuple):
     error: str
     error_type: str
     error_message: str
+    error_detail: str
     error_stack: str
 
 
 @functools.lru_cache(maxsize=1024)
 def attempt_pointers(i: int) -> AttemptPointers:
     """``attempts[i]``'s pointers, built once per index: the walks pass a field's
-    pointer to every check (a violation or not), and formatting nine of them for each
+    pointer to every check (a violation or not), and formatting ten of them for each
     attempt of each envelope cost 3 % of a codec round trip."""
     at = f"/attempts/{i}"
     return AttemptPointers(
         at, f"{at}/attempt_no", f"{at}/started_at", f"{at}/finished_at", f"{at}/outcome",
-        f"{at}/error", f"{at}/error/type", f"{at}/error/message", f"{at}/error/stack",
+        f"{at}/error", f"{at}/error/type", f"{at}/error/message", f"{at}/error/detail",
+        f"{at}/error/stack",
     )  # fmt: skip
 
 
