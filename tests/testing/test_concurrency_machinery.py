@@ -25,11 +25,12 @@ import pytest
 
 from rdq_compliance import StorageInfo, hookimpl, validate
 from rdq_compliance._requirements import get_requirement
-from rdq_compliance.storage._discovery import LoadedPlugin, _new_manager
 from rdq_compliance.suites.test_concurrency import History, Key, Op, version
 from rdq_compliance.testing import CheckFailed, OperationHung
 from rdq_compliance.testing._lanes import Lane, run_lanes
 from rdq_compliance.testing._runtime import PluginRuntime
+
+from ._fake_runtime import started_runtime
 
 TIMEOUT = 0.5
 
@@ -83,10 +84,7 @@ def fake() -> Iterator[Storage]:
 
 @pytest.fixture
 def runtime(fake: Storage) -> PluginRuntime:
-    pm = _new_manager()
-    pm.register(Plugin(fake))
-    rt = PluginRuntime(LoadedPlugin("fake", pm, ()), TIMEOUT)
-    rt.start()
+    rt = started_runtime(Plugin(fake), TIMEOUT)
     assert rt.storage is fake
     return rt
 

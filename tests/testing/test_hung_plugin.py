@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 
 from rdq_compliance import StorageInfo, hookimpl
-from rdq_compliance.storage._discovery import LoadedPlugin, _new_manager
 from rdq_compliance.testing import OperationHung
 from rdq_compliance.testing._runtime import HANG_LIMIT, PluginRuntime
+
+from ._fake_runtime import started_runtime
 
 TESTEE = Path(__file__).resolve().parents[1] / "mutants" / "testee.py"
 TIMEOUT = 0.2
@@ -53,12 +54,7 @@ class Plugin:
 
 
 def _runtime(plugin: Plugin) -> PluginRuntime:
-    pm = _new_manager()
-    pm.register(plugin)
-    rt = PluginRuntime(LoadedPlugin("fake", pm, ()), TIMEOUT)
-    rt.start()
-    assert rt.storage is not None
-    return rt
+    return started_runtime(plugin, TIMEOUT)
 
 
 def _drop(rt: PluginRuntime, name: str) -> None:

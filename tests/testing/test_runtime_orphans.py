@@ -18,10 +18,11 @@ import pytest
 
 from rdq_compliance import ErrorCode, StorageError, StorageInfo, hookimpl
 from rdq_compliance._requirements import get_requirement
-from rdq_compliance.storage._discovery import LoadedPlugin, _new_manager
 from rdq_compliance.testing import CheckFailed, OperationHung
 from rdq_compliance.testing._handle import KitSettings, Rdq
 from rdq_compliance.testing._runtime import PluginRuntime
+
+from ._fake_runtime import started_runtime
 
 TIMEOUT = 0.2
 
@@ -83,12 +84,7 @@ def world() -> Iterator[World]:
 
 @pytest.fixture
 def runtime(world: World) -> PluginRuntime:
-    pm = _new_manager()
-    pm.register(Plugin(world))
-    rt = PluginRuntime(LoadedPlugin("fake", pm, ()), TIMEOUT)
-    rt.start()
-    assert rt.storage is not None
-    return rt
+    return started_runtime(Plugin(world), TIMEOUT)
 
 
 def rdq_for(runtime: PluginRuntime) -> Rdq:
