@@ -37,7 +37,8 @@ from ..reporting import (
     terminal_safe,
 )
 from ..reporting._causes import Symptom
-from ..testing._failures import CheckFailed, find_failure
+from ..testing._failures import CheckFailed, OperationHung, find_failure
+from ..testing._symptoms import symptom_of_exception
 from ._incomplete import untested, untested_line
 from ._options import option, path_option
 from ._state import RUN_KEY, KitRun
@@ -166,9 +167,11 @@ class ReportingPlugin:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
-        if call.when == "call" and call.excinfo is not None:
-            failure = find_failure(call.excinfo.value, CheckFailed)
-            symptom = failure.symptom if failure is not None else None
+        if call.when == "call" and call.excinfo is not None and report.failed:
+            # Every failure gets a symptom (issue 21 §1): a check's difference, a refusal
+            # or exception of the plugin, else the masked first line of the failure.
+            found = find_failure(call.excinfo.value, (CheckFailed, OperationHung))
+            symptom = symptom_of_exception(found if found is not None else call.excinfo.value)
             if symptom is not None:  # user_properties survive the trip from an xdist worker
                 # a new list: the report shares the item's, which the teardown report reuses
                 report.user_properties = [*report.user_properties,
@@ -345,7 +348,8 @@ class ReportingPlugin:
         tr = terminalreporter
         tr.write_sep("=", "rdq compliance")
         verdict = self.report["verdict"]
-        for n, line in enumerate(terminal_lines(self.report)):
+        report_path = next((str(path) for what, path in self.written if what == "report"), None)
+        for n, line in enumerate(terminal_lines(self.report, report_path=report_path)):
             if n == 0:
                 tr.write_line(line, bold=True, green=verdict == "compliant",
                               red=verdict == "non-compliant", yellow=verdict == "incomplete")

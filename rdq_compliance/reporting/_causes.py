@@ -1,32 +1,49 @@
-"""Root causes: failures grouped by what actually differs (issue 14 §1).
+"""Root causes: every failure grouped by what actually went wrong (issues 14 §1, 21 §1-2).
 
-A round-trip check that fails carries a :class:`Symptom`: the first difference
-between what was written and what was read back, with array indexes and generated
-key names generalised (``/attempts/*/error/detail``), the kind of difference and the
-clause it breaks. One storage defect (timestamps kept to the second, say) fails
-hundreds of tests across many requirements with the same symptom; grouping them
-shows the one cause and the most specific requirement that names it.
+A failed kit test carries a :class:`Symptom`. For a round trip that read back something
+else it is the first difference (pointer generalised to ``/attempts/*/error/detail``,
+the class of difference, the clause); for a store that refused a valid envelope or
+raised, the operation, the exception or C17 code with its message's variable parts
+masked, and the classes of value the envelope held (:data:`TRIGGERS`); for any other
+failure, its exception and masked first line. One storage defect fails hundreds of
+tests across many requirements with one symptom; grouping them shows the one cause.
 
-Plain values only: the pytest layer builds the symptoms (it knows the envelope
-core), this module groups them.
+The requirement of a cause comes from the one table (:data:`DEFECT_RULES`, kept in the
+envelope core beside the diff it tags): the defect's nature decides, not which test
+saw it first. A cause the table does not name (a namespace a drop took with it) is
+the requirement of its failing tests.
+
+Plain values only: the pytest layer builds the symptoms, this module groups them.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from .._requirements import get_requirement
+from ..envelope._diagnosis import TRIGGERS, find_rule
 
 __all__ = [
-    "SPEC_URL", "Symptom", "cause_line", "causes_headline", "clause_link", "group_causes",
+    "SPEC_URL",
+    "Symptom",
+    "cause_line",
+    "cause_signature",
+    "causes_headline",
+    "causes_of",
+    "clause_link",
+    "explained_by",
+    "fallback_symptom",
+    "group_causes",
+    "mask",
 ]
 
 SPEC_URL = "docs/spec/clarifications.md"
-"""Where the clauses C1..C19 are written down (in the repository and the wheel);
+"""Where the clauses C1..C20 are written down (in the repository and the wheel);
 every clause id the kit prints links to ``SPEC_URL#c<n>``."""
 
 
@@ -37,20 +54,28 @@ def clause_link(clause: str, base: str = SPEC_URL) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Symptom:
-    """The first difference a failed round trip found."""
+    """What one failed test found: its first difference, refusal or exception."""
 
     pointer: str
-    """The JSON pointer as found (``/attempts/0/error/detail``)."""
+    """The JSON pointer as found (``/attempts/0/error/detail``); for a refusal or an
+    exception, where the envelopes differ from what the store took (else ``/``)."""
     pattern: str
     """The pointer with array indexes and generated key names as ``*``."""
     kind: str
-    """What differs, without the field: ``instant changed``, ``header missing``, ..."""
+    """What differs, without the field: ``instant changed``, ``header missing``; for a
+    refusal ``write refused: StorageError INTERNAL <message, masked>``."""
     clause: str
-    """The clause(s) the difference breaks, space-separated (``C3``, ``C10 C5``)."""
+    """The clause(s) the difference breaks, space-separated (``C3``, ``C10``)."""
     summary: str
     """One line for people: ``instant changed by -117 ms``."""
     diff: str
-    """The first lines of the diff, as the failure message shows them."""
+    """The first lines of the diff (or the message), as the failure shows them."""
+    difference: str = ""
+    """The class of difference (``DIFFERENCES`` of the table: ``instant``, ``refused``,
+    ``raised``, ...); "" for a failure that is neither (a semantics check)."""
+    triggers: str = ""
+    """Refusals and exceptions: the value classes (``TRIGGERS``) of the envelopes the
+    failing call was given, space-separated."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
@@ -60,9 +85,45 @@ class Symptom:
         """The symptom in ``text``, or None when it is not one (never raises)."""
         try:
             doc = json.loads(text)
-            return cls(**{f.name: str(doc[f.name]) for f in fields(cls)})
-        except (ValueError, TypeError, KeyError):
+            return cls(**{f.name: str(doc[f.name]) for f in fields(cls) if f.name in doc})
+        except (ValueError, TypeError, KeyError, AttributeError):
             return None
+
+
+# -- masking the variable parts of a message ---------------------------------------------
+
+_MASKS = (
+    (re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\""), "'…'"),  # quoted values
+    (re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b"), "<id>"),  # ULIDs
+    (re.compile(r"\bt[0-9a-f]{8}\d*w[0-9a-f]+\b"), "<namespace>"),  # the kit's namespaces
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<n>"),
+    (re.compile(r"(?<![\w.])[-+]?\d[\d_,.]*(?![\w])"), "<n>"),  # numbers
+    (re.compile(r"\(U\+[0-9A-F]{4,6}(?: U\+[0-9A-F]{4,6})*\)"), ""),
+)
+
+
+def mask(text: str) -> str:
+    """``text`` with ids, namespaces, numbers and quoted values masked, on one line:
+    two failures of one defect read the same."""
+    out = " ".join(text.split())
+    for pattern, repl in _MASKS:
+        out = pattern.sub(repl, out)
+    return " ".join(out.split())
+
+
+def fallback_symptom(message: str | None) -> Symptom:
+    """The symptom of a failure that carries none (a setup error, an assertion of the
+    suite, a hang): its masked first line, which the grouping then groups by."""
+    lines = [ln for ln in (message or "").splitlines() if ln.strip()]
+    # The kit's messages: "RDQ-… [MUST; …] title" then "plugin 'x': what happened".
+    body = next((ln for ln in lines if ln.startswith("plugin ")), lines[0] if lines else "")
+    body = body.split(": ", 1)[1] if body.startswith("plugin ") and ": " in body else body
+    first = body if len(body) <= 160 else body[:159] + "\u2026"
+    return Symptom(pointer="/", pattern="/", kind=mask(first)[:200] or "failed",
+                   clause="", summary=first or "failed", diff="\n".join(lines[:6]))
+
+
+# -- grouping ------------------------------------------------------------------------------
 
 
 def _place(pattern: str) -> str:
@@ -86,50 +147,124 @@ def _specificity(rid: str, clause: str) -> tuple[int, int]:
     return (1 if set(cited) & set(clauses) else 2, len(clauses))
 
 
+def _shared_triggers(members: Sequence[Symptom]) -> list[str]:
+    """The value classes every refused envelope of a cause held, in table order."""
+    sets = [set(s.triggers.split()) for s in members]
+    common = set.intersection(*sets) if sets else set()
+    return [t for t in TRIGGERS if t in common]
+
+
+def cause_signature(cause: Mapping[str, Any]) -> str:
+    """The stable name of a cause, for known-failures files: requirement, pattern and
+    kind (masked), e.g. ``RDQ-RT-007 /created_at instant changed``."""
+    return " ".join(f"{cause['requirement']} {cause['pointer']} {cause['kind']}".split())
+
+
 def group_causes(
     failures: Iterable[tuple[str, str, Symptom]], *, max_tests: int = 50
 ) -> list[dict[str, Any]]:
-    """Group ``(nodeid, requirement id, symptom)`` triples into causes, largest first.
+    """Group ``(nodeid, requirement id, symptom)`` triples into causes, largest first
+    (see :func:`causes_of`, which also says which test is in which cause)."""
+    return causes_of(failures, max_tests=max_tests)[0]
+
+
+def causes_of(
+    failures: Iterable[tuple[str, str, Symptom]], *, max_tests: int = 50
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """The causes (:func:`group_causes`) and node id -> index of its cause.
+
+    Group ``(nodeid, requirement id, symptom)`` triples into causes, largest first.
 
     One cause is one kind of difference at one place: the timestamp fields of the
     envelope, hit first by different tests, are one cause; for generated keys the
     parent object counts (unknown fields lost at the top level and in attempts are
-    two causes). Its clause is its symptoms' most frequent clause (a detail lost to
-    null is C10 when it held a value and C9 when it held ``{}``: one cause, C10).
-    ``requirement`` is the most specific failing requirement: one citing the clause,
-    with the fewest clauses (the targeted requirement, not the golden corpus), first
-    among the group's, else among every failure's.
+    two causes); refusals and exceptions are one cause per operation, exception (or
+    C17 code) and masked message. The requirement and clauses come from the first
+    row of the table that matches the cause (its pattern and class of difference, or
+    the value class all its refused envelopes share: ``trigger``); without one, the
+    most specific failing requirement of the group.
     """
     groups: dict[tuple[str, str], list[tuple[str, str, Symptom]]] = {}
     for nodeid, rid, s in failures:
         groups.setdefault((s.kind, _place(s.pattern)), []).append((nodeid, rid, s))
     everywhere = Counter(rid for members in groups.values() for _, rid, _ in members)
     out: list[dict[str, Any]] = []
+    members_of: list[list[str]] = []
     for (kind, _), members in groups.items():
-        patterns = Counter(s.pattern for _, _, s in members)
-        clause = Counter(s.clause for _, _, s in members).most_common(1)[0][0]
+        symptoms = [s for _, _, s in members]
+        patterns = Counter(s.pattern for s in symptoms)
+        pattern = patterns.most_common(1)[0][0]
+        difference = Counter(s.difference for s in symptoms).most_common(1)[0][0]
+        shared = _shared_triggers(symptoms) if difference in ("refused", "raised") else []
+        rule = find_rule(pattern, difference, shared) if difference else None
         reqs = Counter(rid for _, rid, _ in members)
+        found_clause = Counter(s.clause for s in symptoms).most_common(1)[0][0]
+        clause = " ".join(rule.clauses) if rule is not None else found_clause
         ordered = sorted(reqs, key=lambda r: (*_specificity(r, clause), -reqs[r], r))
-        # The targeted requirement may have failed on this cause first at another place
-        # (RDQ-RT-010's {} at the top, the golden corpus's in attempts): name it.
-        best = min(everywhere, key=lambda r: (*_specificity(r, clause), -everywhere[r], r))
-        if _specificity(best, clause) >= _specificity(ordered[0], clause):
-            best = ordered[0]
-        example = next(s for _, _, s in members if s.clause == clause)
+        if rule is not None:
+            best = rule.requirement
+        else:
+            # No row names it: the most specific failing requirement citing the clause,
+            # of this group, else of the run (RDQ-RT-010 shows at the top level what the
+            # golden corpus shows in attempts).
+            best = min(everywhere,
+                       key=lambda r: (*_specificity(r, clause), -everywhere[r], r))
+            if not clause or _specificity(best, clause) >= _specificity(ordered[0], clause):
+                best = ordered[0]
+        if not clause:
+            try:
+                clause = " ".join(get_requirement(best).clauses)
+            except KeyError:
+                clause = ""
+        example = next((s for s in symptoms if s.clause == found_clause), symptoms[0])
+        summary = example.summary
+        trigger = next((t for t in shared if rule is not None and t == rule.trigger), None)
+        if trigger is None and shared:
+            trigger = shared[0]
+        if trigger is not None:
+            summary = f"{summary} (trigger: {TRIGGERS[trigger]})"
         tests = sorted({n for n, _, _ in members})
-        out.append({
-            "pointer": patterns.most_common(1)[0][0],
+        cause = {
+            "pointer": pattern,
             "pointers": [p for p, _ in patterns.most_common()],
             "kind": kind,
             "clause": clause,
-            "summary": example.summary,
+            "summary": summary,
             "requirement": best,
             "requirements": ordered,
             "failures": len(members),
             "tests": tests[:max_tests],
             "example": example.diff,
-        })
-    out.sort(key=lambda c: (-c["failures"], c["pointer"], c["kind"]))
+            "trigger": None if trigger is None else TRIGGERS[trigger],
+        }
+        cause["signature"] = cause_signature(cause)
+        out.append(cause)
+        members_of.append([n for n, _, _ in members])
+    order = sorted(range(len(out)),
+                   key=lambda i: (-out[i]["failures"], out[i]["pointer"], out[i]["kind"]))
+    index = {n: rank for rank, i in enumerate(order) for n in members_of[i]}
+    return [out[i] for i in order], index
+
+
+def explained_by(
+    causes: Sequence[Mapping[str, Any]], index: Mapping[str, int],
+    failed_tests: Mapping[str, Sequence[str]],
+) -> dict[str, int]:
+    """Requirement id -> the number (1-based) of the cause that explains it, for failed
+    requirements every failed test of which is in causes that name another requirement:
+    such a requirement fails only because of a defect already named (``failed —
+    explained by cause 1``). ``index`` maps node ids to their cause's index
+    (:func:`causes_of`); ``failed_tests`` requirement ids to their failed node ids."""
+    where = {n: i + 1 for n, i in index.items()}
+    named = {c["requirement"] for c in causes}
+    out: dict[str, int] = {}
+    for rid, tests in failed_tests.items():
+        if rid in named or not tests:
+            continue
+        numbers = {where.get(t) for t in tests}
+        if None in numbers:
+            continue
+        out[rid] = min(n for n in numbers if n is not None)
     return out
 
 
@@ -143,12 +278,18 @@ def cause_line(cause: Mapping[str, Any], *, code: str = "`") -> str:
     ``code`` quotes the pointer (a backtick for Markdown, nothing for a terminal)."""
     others = len(cause["pointers"]) - 1
     more = f" (and {_plural(others, 'other field')})" if others > 0 else ""
-    return (f"{code}{cause['pointer']}{code}{more} {cause['summary']} [{cause['clause']}] "
-            f"\u2192 {cause['requirement']}")
+    # "/" is no field: a refusal, an exception or another failed check says what it is
+    where = f"{code}{cause['pointer']}{code}{more} " if cause["pointer"] != "/" else ""
+    clause = f" [{cause['clause']}]" if cause["clause"] else ""
+    return f"{where}{cause['summary']}{clause} \u2192 {cause['requirement']}"
 
 
-def causes_headline(causes: Sequence[Mapping[str, Any]]) -> str:
-    """``1 cause explains 207 failures``."""
+def causes_headline(causes: Sequence[Mapping[str, Any]], failures: int | None = None) -> str:
+    """``1 cause explains 207 failures``; with ``failures`` (every failed test) also how
+    many no cause explains, when some: ``2 causes explain 30 of 34 failures``."""
     n = sum(c["failures"] for c in causes)
     verb = "explains" if len(causes) == 1 else "explain"
+    if failures is not None and failures > n:
+        return (f"{_plural(len(causes), 'cause')} {verb} {n} of {_plural(failures, 'failure')}"
+                f" ({failures - n} without a cause)")
     return f"{_plural(len(causes), 'cause')} {verb} {_plural(n, 'failure')}"

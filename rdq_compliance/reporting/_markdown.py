@@ -82,7 +82,8 @@ def _md_cause(c: Mapping[str, Any]) -> str:
     pad = " " if pointer.startswith("`") or pointer.endswith("`") else ""
     others = len(c["pointers"]) - 1
     more = f" (and {others} other field{'s' if others != 1 else ''})" if others > 0 else ""
-    return (f"{tick}{pad}{terminal_safe(pointer)}{pad}{tick}{more} {md_cell(c['summary'])} "
+    where = f"{tick}{pad}{terminal_safe(pointer)}{pad}{tick}{more} " if pointer != "/" else ""
+    return (f"{where}{md_cell(c['summary'])} "
             f"{md_clauses(c['clause'])} → **{md_cell(c['requirement'])}** "
             f"({c['failures']} failed)")
 
@@ -135,6 +136,8 @@ def render_markdown(report: Mapping[str, Any]) -> str:
             note = r["reason"] or ""
             if r["known_failure"]:
                 note = ("known failure; " + note).rstrip("; ")
+            if r.get("explained_by"):
+                note = (f"explained by cause {r['explained_by']}; " + note).rstrip("; ")
             out.append(
                 f"| {md_cell(r['id'])} | {md_cell(r['level'])} | {md_cell(r['status'])} "
                 f"| {md_clauses(r['clauses'])} | {md_cell(r['suite'])} "
@@ -147,9 +150,9 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         if not causes:
             continue
         out += ["", f"### Root causes: {md_cell(p['label'])}", "",
-                f"{md_cell(causes_headline(causes))}:", ""]
-        for c in causes:
-            out.append(f"- {_md_cause(c)}")
+                f"{md_cell(causes_headline(causes, p.get('failures')))}:", ""]
+        for n, c in enumerate(causes, start=1):
+            out.append(f"{n}. {_md_cause(c)}")
     if failures:
         out += ["", "### Failures"]
         for p, r in failures:

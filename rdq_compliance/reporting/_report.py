@@ -23,7 +23,7 @@ from typing import Any
 
 from .._requirements import Level
 from ..envelope._deep import SURROGATE as _SURROGATE
-from ._causes import SPEC_URL, group_causes
+from ._causes import SPEC_URL, causes_of, explained_by, fallback_symptom
 from ._model import RequirementStatus, RunMeta, TestResult
 from ._verdict import PluginResult, plugin_verdict, worst
 
@@ -76,12 +76,26 @@ def _test_json(t: TestResult) -> dict[str, Any]:
         "cause": None if t.cause is None else {
             "pointer": t.cause.pointer, "pattern": t.cause.pattern, "kind": t.cause.kind,
             "clause": t.cause.clause, "summary": t.cause.summary,
+            "difference": t.cause.difference, "triggers": t.cause.triggers,
         },
     }
 
 
+_FAILING = ("failed", "error")
+
+
 def _plugin_json(p: PluginResult, known: Mapping[tuple[str, str], bool]) -> dict[str, Any]:
     m = p.meta
+    # Every failed or errored test is in a cause (issue 21 §1): its own symptom, else one
+    # made from its message.
+    causes, index = causes_of(
+        (t.nodeid, r.requirement.id, t.cause or fallback_symptom(t.message))
+        for r in p.requirements for t in r.tests if t.status.value in _FAILING
+    )
+    explained = explained_by(causes, index, {
+        r.requirement.id: [t.nodeid for t in r.tests if t.status.value in _FAILING]
+        for r in p.requirements if r.status.value in _FAILING
+    })
     requirements: list[dict[str, Any]] = [
         {
             "id": r.requirement.id,
@@ -94,6 +108,8 @@ def _plugin_json(p: PluginResult, known: Mapping[tuple[str, str], bool]) -> dict
             "reason": r.reason,
             "first_failure": r.first_failure,
             "known_failure": known.get((m.label, r.requirement.id), False),
+            "explained_by": explained.get(r.requirement.id),
+            "causes": sorted({index[t.nodeid] + 1 for t in r.tests if t.nodeid in index}),
             "tests": [_test_json(t) for t in r.tests],
         }
         for r in p.requirements
@@ -109,10 +125,8 @@ def _plugin_json(p: PluginResult, known: Mapping[tuple[str, str], bool]) -> dict
         "verdict": p.verdict.value,
         "counts": _counts([r.status.value for r in p.requirements]),
         "requirements": requirements,
-        "causes": group_causes(
-            (t.nodeid, r.requirement.id, t.cause)
-            for r in p.requirements for t in r.tests if t.cause is not None
-        ),
+        "causes": causes,
+        "failures": len(index),
     }
 
 

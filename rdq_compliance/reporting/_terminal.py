@@ -15,9 +15,11 @@ _NOT_PASSED_SHOWN = 8
 _CAUSES_SHOWN = 5
 
 
-def terminal_lines(report: Mapping[str, Any]) -> list[str]:
-    """Verdict per plugin, one line per suite, the failed requirements with their
-    clauses, and why an incomplete verdict is incomplete. Plugin text is sanitized."""
+def terminal_lines(report: Mapping[str, Any], *, report_path: str | None = None) -> list[str]:
+    """Verdict per plugin, one line per suite, the causes of its failures, the failed
+    requirements with their clauses (those only failing by a cause already named say
+    so), and why an incomplete verdict is incomplete. Plugin text is sanitized.
+    ``report_path``: where the JSON report was written (only then is it pointed at)."""
     s = terminal_safe
     lines = [f"verdict: {str(report['verdict']).upper()}"]
     if report["aborted"]:
@@ -50,17 +52,22 @@ def terminal_lines(report: Mapping[str, Any]) -> list[str]:
             lines.append(s(f"  {name:<{width}}  {counts}"))
         causes = p.get("causes") or []
         if causes:
-            lines.append(s(f"  {causes_headline(causes)}:"))
-            for c in causes[:_CAUSES_SHOWN]:
-                lines.append(s(f"    {cause_line(c, code='')} ({c['failures']} failed)"))
+            lines.append(s(f"  {causes_headline(causes, p.get('failures'))}:"))
+            for n, c in enumerate(causes[:_CAUSES_SHOWN], start=1):
+                lines.append(s(f"    {n}. {cause_line(c, code='')} ({c['failures']} failed)"))
             if len(causes) > _CAUSES_SHOWN:
-                lines.append(f"    ... and {len(causes) - _CAUSES_SHOWN} more causes (see the "
-                             "report's \"causes\")")
+                rest = causes[_CAUSES_SHOWN:]
+                where = (f"see \"causes\" in {report_path}" if report_path
+                         else "run with --rdq-report=FILE to see them all")
+                lines.append(s(f"    ... and {len(rest)} more causes of "
+                               f"{sum(c['failures'] for c in rest)} failures ({where})"))
         for r in p["requirements"]:
             if r["status"] in ("failed", "error"):
                 known = " (known failure)" if r["known_failure"] else ""
+                why = (f" \u2014 explained by cause {r['explained_by']}"
+                       if r.get("explained_by") else "")
                 lines.append(s(f"  {r['status'].upper()} {r['id']} {r['level']} "
-                               f"[{' '.join(r['clauses'])}] {r['title']}{known}"))
+                               f"[{' '.join(r['clauses'])}] {r['title']}{known}{why}"))
         pending = [r for r in p["requirements"]
                    if r["level"] == "MUST" and r["status"] in ("skipped", "not-run")
                    and p["name"] is not None]  # not opened: its line above says why, once

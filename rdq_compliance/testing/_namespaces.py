@@ -49,6 +49,9 @@ class Namespace:
         self.name = name
         self.adapter = adapter
         self.closed = False
+        self.written: dict[str, list[Envelope]] = {}
+        """Every envelope written per id (the kit's own copies): a read that returns an
+        earlier one names the cause, a rewrite that was ignored (RDQ-ST-001)."""
         self.last_given: Envelope | None = None
         """The object the plugin got in the last successful ``write`` (C13a: the
         kit may change it afterwards; what is stored must not change)."""
@@ -83,6 +86,7 @@ class Namespace:
                 envelopes=(env,),
             )
         self.last_given = given_env
+        self.written.setdefault(env.id, []).append(env)
         return None
 
     def read(self, id: str, *, expected: Envelope | None = None) -> Envelope | None:
@@ -155,7 +159,9 @@ class Namespace:
                 f"{op} returned an envelope that differs from the one written{because}:",
                 detail="\n".join(lines),
                 envelopes=(expected,),
-                symptom=symptom_of(differences[0], clauses_for_pointer(differences[0]), lines),
+                symptom=symptom_of(differences[0], clauses_for_pointer(differences[0]), lines,
+                                   expected=expected, actual=got,
+                                   earlier=self.written.get(id, [])[:-1]),
             )
 
     def roundtrip(self, env: Envelope) -> None:

@@ -1,51 +1,30 @@
-"""From a difference the core found to the :class:`~rdq_compliance.reporting.Symptom`
-that travels with the failure to the report (root causes, issue 14 §1)."""
+"""From what a failed check found to the :class:`~rdq_compliance.reporting.Symptom`
+that travels with the failure to the report (root causes, issues 14 §1 and 21 §1):
+a difference read back, an invalid envelope, a refusal or exception of the plugin."""
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
+from ..envelope._diagnosis import difference_class, pointer_pattern, triggers_of
 from ..envelope._diff import Difference
+from ..envelope._model import Envelope
 from ..envelope._validate import Violation
-from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
-from ..reporting._causes import Symptom
+from ..reporting._causes import Symptom, fallback_symptom, mask
 
-__all__ = ["pointer_pattern", "symptom_of", "symptom_of_violation"]
+__all__ = [
+    "pointer_pattern", "symptom_of", "symptom_of_exception", "symptom_of_failure",
+    "symptom_of_violation",
+]
 
-_ENVELOPE = frozenset(ENVELOPE_FIELDS)
-_ATTEMPT = frozenset(ATTEMPT_FIELDS)
-_ERROR = frozenset(ERROR_FIELDS)
 # A Python repr of a key or value inside a note: 'a', "it's", 'a\'b'.
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 # The code points the diff shows after a non-ASCII key or value: (U+00C5), (U+0041 U+030A).
-_CODE_POINTS = re.compile(r"\((?:U\+[0-9A-F]{4,6} ?)+\)")
+_CODE_POINTS = re.compile(r"\((?:U\+[0-9A-F]{4,6}(?: at \d+)?,? ?)+\)")
 _DIFF_LINES = 6
-
-
-def pointer_pattern(pointer: str) -> str:
-    """``pointer`` with array indexes and names the kit generates (header keys, unknown
-    field names, keys inside ``detail`` and unknown values) replaced by ``*``:
-    ``/attempts/3/error/x_7`` -> ``/attempts/*/error/*``."""
-    out: list[str] = []
-    level = "envelope"
-    for token in pointer.split("/")[1:]:
-        if level == "envelope" and token in _ENVELOPE:
-            out.append(token)
-            level = {"headers": "json", "attempts": "attempts"}.get(token, "json")
-        elif level == "attempts" and token.isdigit():
-            out.append("*")
-            level = "attempt"
-        elif level == "attempt" and token in _ATTEMPT:
-            out.append(token)
-            level = "error" if token == "error" else "json"
-        elif level == "error" and token in _ERROR:
-            out.append(token)
-            level = "json"
-        else:  # an unknown field, a header key, anything inside an opaque JSON value
-            out.append("*")
-            level = "json"
-    return "/" + "/".join(out) if out else ""
 
 
 def _kind(d: Difference) -> str:
@@ -68,11 +47,38 @@ def _summary(d: Difference) -> str:
     return d.note if len(d.note) <= 160 else d.note[:159] + "\u2026"
 
 
-def symptom_of(first: Difference, clause: str, diff_lines: list[str]) -> Symptom:
-    """The symptom of a failed round trip whose first difference is ``first``."""
+def _reordered(expected: Envelope, actual: Envelope) -> bool:
+    """The attempts came back in another order, or with some merged: every attempt read
+    is one written, and the list differs (RDQ-RT-005, not the fields it moved)."""
+    e, a = list(expected.attempts), list(actual.attempts)
+    if e == a or len(e) < 2 or not a:
+        return False
+    moved = any(x != y for x, y in zip(e, a, strict=False))
+    return all(x in e for x in a) and (len(a) < len(e) or moved)
+
+
+def symptom_of(
+    first: Difference, clause: str, diff_lines: list[str], *,
+    expected: Envelope | None = None, actual: Envelope | None = None,
+    earlier: Sequence[Envelope] = (),
+) -> Symptom:
+    """The symptom of a failed round trip whose first difference is ``first``; with
+    the envelopes written and read, attempts that merely moved are one ``reordered``
+    symptom at ``/attempts``, whatever field differs first."""
     lines = diff_lines[:_DIFF_LINES]
     if len(diff_lines) > _DIFF_LINES:
         lines.append(f"  \u2026 and {len(diff_lines) - _DIFF_LINES} more lines")
+    if isinstance(actual, Envelope) and any(e is not expected and e == actual for e in earlier):
+        return Symptom(pointer="/", pattern="/", kind="earlier version read back",
+                       clause="C13", summary="the version written before the rewrite came back",
+                       diff="\n".join(lines), difference="stale")
+    if (isinstance(expected, Envelope) and isinstance(actual, Envelope)
+            and first.pointer.startswith("/attempts") and _reordered(expected, actual)):
+        got = [a.attempt_no for a in actual.attempts]
+        want = [a.attempt_no for a in expected.attempts]
+        return Symptom(pointer="/attempts", pattern="/attempts", kind="attempts reordered",
+                       clause="C12", summary=f"attempts reordered: attempt_no {want} came "
+                       f"back as {got}"[:200], diff="\n".join(lines), difference="reordered")
     return Symptom(
         pointer=first.pointer or "/",
         pattern=pointer_pattern(first.pointer) or "/",
@@ -80,6 +86,7 @@ def symptom_of(first: Difference, clause: str, diff_lines: list[str]) -> Symptom
         clause=clause,
         summary=_summary(first),
         diff="\n".join(lines),
+        difference=difference_class(first),
     )
 
 
@@ -97,4 +104,81 @@ def symptom_of_violation(first: Violation, clause: str, lines: list[str]) -> Sym
         clause=clause,
         summary=f"returned invalid ({first.code}): {message}",
         diff="\n".join(shown),
+        difference="invalid",
     )
+
+
+# The kit's own failure messages (testing/_handle.py, _namespaces.py): the second line is
+# "plugin 'label': <operation>(…) … refused … with StorageError(code='X', message='…')"
+# or "plugin 'label': <operation>(…) … raised Type: message".
+_PLUGIN_LINE = re.compile(r"^plugin '(?:[^'\\]|\\.)*': (?P<body>.*)$", re.M)
+_OPERATION = re.compile(r"^(?P<op>[\w.]+)\(")
+_STORAGE_ERROR = re.compile(r"StorageError\(code='(?P<code>[^']*)', message=(?P<msg>.*?)\)"
+                            r"(?: \(C17|;|, whose|$)")
+_RAISED = re.compile(r"\braised (?P<type>[\w.]+): (?P<msg>.*)$")
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 160 else text[:159] + "\u2026"
+
+
+def _unquote(text: str) -> str:
+    """The message of ``StorageError(..., message='…')`` without its repr quotes."""
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+    return value if isinstance(value, str) else text
+
+
+def _triggers(envelopes: Iterable[object]) -> str:
+    found: set[str] = set()
+    for doc in envelopes:
+        found |= triggers_of(doc)
+    return " ".join(sorted(found))
+
+
+def symptom_of_failure(message: str, envelopes: Iterable[object] = ()) -> Symptom:
+    """The symptom of a failed check that found no difference: a refusal of a valid
+    envelope (by operation, C17 code and masked message), an exception of the plugin
+    (by operation, type and masked message) with the value classes of ``envelopes``
+    (canonical JSON) that may trigger it, or any other failure by its masked line."""
+    m = _PLUGIN_LINE.search(message)
+    if m is None:
+        return fallback_symptom(message)
+    body = m.group("body")
+    op_match = _OPERATION.match(body)
+    op = op_match.group("op") if op_match else "call"
+    lines = [ln for ln in message.splitlines() if ln.strip()][1:_DIFF_LINES + 1]
+    err = _STORAGE_ERROR.search(body)
+    if err is not None and ("refused" in body or "raised" in body):
+        text = _unquote(err.group("msg"))
+        return Symptom(
+            pointer="/", pattern="/", clause="C17", diff="\n".join(lines),
+            summary=_short(f"{op} refused with {err.group('code')}: {text}"),
+            kind=f"{op} refused: StorageError {err.group('code')}: {mask(text)}"[:200],
+            difference="refused", triggers=_triggers(envelopes),
+        )
+    raised = _RAISED.search(body)
+    if raised is not None:
+        return Symptom(
+            pointer="/", pattern="/", clause="", diff="\n".join(lines),
+            summary=_short(f"{op} raised {raised.group('type')}: {raised.group('msg')}"),
+            kind=f"{op} raised {raised.group('type')}: {mask(raised.group('msg'))}"[:200],
+            difference="raised", triggers=_triggers(envelopes),
+        )
+    return Symptom(pointer="/", pattern="/", kind=mask(body)[:200], clause="",
+                   summary=_short(body), diff="\n".join(lines))
+
+
+def symptom_of_exception(exc: BaseException) -> Symptom:
+    """The symptom of any failure: a check's own (its difference), else one built from
+    its message (:func:`symptom_of_failure`)."""
+    symptom = getattr(exc, "symptom", None)
+    if isinstance(symptom, Symptom):
+        return symptom
+    envelopes = getattr(exc, "envelopes", ())
+    text = str(exc)
+    if "\n" not in text and not text.startswith("plugin "):
+        text = f"{type(exc).__name__}: {text}"
+    return symptom_of_failure(text, envelopes if isinstance(envelopes, tuple) else ())

@@ -336,7 +336,8 @@ def test_long_values_keep_byte_length_and_first_difference() -> None:
 
 def test_clause_tags_follow_the_field() -> None:
     """Issue 14 item 2: the clause tag of a difference is the field's clause. A lost
-    error.detail (value -> null) is C10, not C9; unknown fields are C10 at any level."""
+    error.detail (value -> null) is C10, not C9; unknown fields are C10 at any level
+    (issue 21 §2: not C5, unless a number inside changed)."""
     from rdq_compliance.envelope._clauses import clauses_for_pointer
 
     base = decode(SEED_TEXT)
@@ -345,18 +346,21 @@ def test_clause_tags_follow_the_field() -> None:
     def tags(expected: Envelope, actual: Envelope) -> list[str]:
         return [clauses_for_pointer(d) for d in diff(expected, actual)]
 
-    assert tags(with_detail, with_error(base, detail=None)) == ["C10 C5"]
-    assert tags(with_detail, with_error(base, detail={"retry": [1]})) == ["C10 C5", "C10 C5"]
-    assert tags(_env(extra={"x": 1}), _env(extra={"x": None})) == ["C10 C5"]
-    assert tags(_env(extra={"x": 1}), _env()) == ["C10 C5"]
-    assert tags(with_attempt(base, extra={"x": 1}), base) == ["C10 C5"]
+    assert tags(with_detail, with_error(base, detail=None)) == ["C10"]
+    assert tags(with_detail, with_error(base, detail={"retry": [1]})) == ["C10", "C10"]
+    assert tags(_env(extra={"x": 1}), _env(extra={"x": None})) == ["C10"]
+    assert tags(_env(extra={"x": 1}), _env()) == ["C10"]
+    assert tags(with_attempt(base, extra={"x": 1}), base) == ["C10"]
     assert tags(with_error(base, extra={"x": [1]}), with_error(base, extra={"x": []})) == [
-        "C10 C5",  # the length
-        "C10 C5",  # the item
+        "C10",  # the length
+        "C10",  # the item
     ]
+    assert tags(_env(extra={"x": 1}), _env(extra={"x": 2})) == ["C5"]
     assert tags(_env(handler_version="v3"), _env(handler_version=None)) == ["C4 C9"]
     assert tags(_env(handler_version="v3"), _env(handler_version="v4")) == ["C4"]
-    assert tags(_env(headers={"A": "1"}), _env(headers={"a": "1"})) == ["C8 C4", "C8 C4"]
+    # A key that was never written is what an earlier version left behind (C13); the
+    # first difference, the key missing, names the cause of a case-folding store (C8).
+    assert tags(_env(headers={"A": "1"}), _env(headers={"a": "1"})) == ["C8 C4", "C13"]
     assert tags(base, with_error(base, stack=None)) == ["C1 C4 C9"]
     assert tags(base, with_attempt(base, error=None)) == ["C9"]
     assert tags(base, _env(attempts=())) == ["C12", "C12"]

@@ -30,6 +30,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from typing import Any, ClassVar
 
 from rdq_compliance import (
@@ -303,6 +304,17 @@ class CrlfToLf(DocStorage):
         return map_strings(doc, lambda s: s.replace("\r\n", "\n"))
 
 
+@mutant("mysql_strict_utf8mb3", "MySQL `utf8` (3-byte utf8mb3) column, strict sql_mode: "
+        "error 1366 'Incorrect string value'", "refuses envelopes holding astral characters",
+        R + "006")
+class MysqlStrictUtf8mb3(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        if any(ord(c) > 0xFFFF for c in json.dumps(doc, ensure_ascii=False)):
+            raise StorageError(ErrorCode.INTERNAL, "(1366, \"Incorrect string value: "
+                               "'\\xF0\\x9F\\x98\\x80' for column 'doc' at row 1\")")
+        return doc
+
+
 # -- numbers in unknown fields and detail (C5) ----------------------------------------------
 
 
@@ -371,6 +383,15 @@ class KnownIntAsFloat(DocStorage):
                        redrive_count=float(env.redrive_count))  # type: ignore[arg-type]  # the defect
 
 
+@mutant("counters_as_decimal", "MySQL DECIMAL/NUMERIC counter columns read through PyMySQL "
+        "or mysqlclient (and SQLAlchemy Numeric): decimal.Decimal values",
+        "returns attempt_count and redrive_count as decimal.Decimal", R + "004")
+class CountersAsDecimal(DocStorage):
+    def on_model(self, env: Envelope) -> Any:
+        return replace(env, attempt_count=Decimal(env.attempt_count),  # type: ignore[arg-type]  # the defect
+                       redrive_count=Decimal(env.redrive_count))  # type: ignore[arg-type]  # the defect
+
+
 # -- ids, payload (C6, C7) -----------------------------------------------------------------
 
 
@@ -427,6 +448,24 @@ class PayloadNulTrimmed(DocStorage):
 class PsycopgMemoryview(DocStorage):
     def on_model(self, env: Envelope) -> Any:
         return replace(env, payload=memoryview(env.payload))  # type: ignore[arg-type]  # the defect
+
+
+class _DataError(Exception):
+    """What psycopg raises for bytes a UTF-8 text column cannot hold (psycopg.DataError)."""
+
+
+@mutant("payload_text_rejects_binary", "payload in a PostgreSQL TEXT column: psycopg "
+        "DataError 'invalid byte sequence for encoding \"UTF8\"'",
+        "raises on payloads that are not valid UTF-8", R + "008")
+class PayloadTextRejectsBinary(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        raw = base64.b64decode(doc["payload"])
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _DataError(f'invalid byte sequence for encoding "UTF8": 0x{raw[exc.start]:02x}'
+                             ) from None
+        return doc
 
 
 # -- headers (C8) ---------------------------------------------------------------------------
@@ -713,6 +752,15 @@ class AttemptRowsSurvive(DocStorage):
             old = json.loads(table[key])["attempts"]
             doc["attempts"] = doc["attempts"] + old[len(doc["attempts"]):]
         super().store(table, key, doc)
+
+
+@mutant("insert_on_conflict_do_nothing", "`INSERT … ON CONFLICT (ns, id) DO NOTHING` "
+        "(PostgreSQL) / `INSERT IGNORE` (MySQL) / Redis SETNX as the write",
+        "ignores rewrites: the first version of an id stays", M + "ST-001")
+class InsertOnConflictDoNothing(DocStorage):
+    def store(self, table: dict[str, str], key: str, doc: Obj) -> None:
+        if key not in table:
+            super().store(table, key, doc)
 
 
 @mutant("namespace_ignored", "one shared table; the namespace column never used in queries",

@@ -139,11 +139,11 @@ def test_report_terminal_and_markdown_show_the_causes():
     assert rt007["tests"][0]["cause"]["pattern"] == "/created_at"
     lines = terminal_lines(report)
     assert "  1 cause explains 2 failures:" in lines
-    assert ("    /created_at instant changed by -117 ms [C3] \u2192 RDQ-RT-007 (2 failed)"
+    assert ("    1. /created_at instant changed by -117 ms [C3] \u2192 RDQ-RT-007 (2 failed)"
             in lines)
     md = render_markdown(report)
     assert "1 cause explains 2 failures:" in md
-    assert ("- `/created_at` instant changed by -117 ms [C3] \u2192 **RDQ-RT-007** (2 failed)"
+    assert ("1. `/created_at` instant changed by -117 ms [C3] \u2192 **RDQ-RT-007** (2 failed)"
             in md)
 
 

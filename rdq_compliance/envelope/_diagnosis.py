@@ -1,0 +1,347 @@
+"""Which requirement and clauses a kind of defect belongs to: the one table (issue 21 §2).
+
+A failed check is diagnosed by what differs, not by which test saw it first: the
+generalised pointer of the first difference (``/attempts/*/error/*``), the class of
+the difference (a timestamp, null against an empty value, a number, ...) or, for a
+store that refuses or raises on a valid envelope, the class of value that triggers it
+(U+0000 in a string, a payload that is not UTF-8, ...). :data:`DEFECT_RULES` maps
+those to a requirement id and its clause tags; the first matching row wins.
+
+The same table orders the kit's tests (a requirement's rank is its first row, so
+that ``-x`` stops first on the requirement about the defect), tags each diff line
+with its clauses and is printed in docs/requirements.md. It sits in the envelope
+core because the core's diff lines carry its clause tags; the registry
+(``rdq_compliance._requirements``) and the reporting read it from here. Adding a kind
+of defect is adding one row.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ._diff import Difference
+from ._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
+
+__all__ = [
+    "DEFECT_RULES",
+    "DIFFERENCES",
+    "TRIGGERS",
+    "DefectRule",
+    "difference_class",
+    "find_rule",
+    "pointer_pattern",
+    "requirement_rank",
+    "triggers_of",
+]
+
+DIFFERENCES: Mapping[str, str] = {
+    "invalid": "what read returned is no valid envelope in exact form (wrong Python type, "
+               "naive datetime, non-canonical wire JSON)",
+    "reordered": "the attempts came back in another order (or with duplicates merged)",
+    "instant": "a timestamp came back as another instant or form",
+    "empty-null": 'null came back for "", {} or [] (or the other way round)',
+    "number": "a number came back with another value or type",
+    "text": "a string came back with other code points",
+    "bytes": "the payload came back with other bytes",
+    "missing": "a field, key or item did not come back",
+    "unexpected": "a field, key or item came back that was not written",
+    "type": "a value came back as another JSON type",
+    "changed": "a value came back changed",
+    "stale": "an earlier version of the id came back after a rewrite",
+    "refused": "a valid envelope was refused with a C17 code",
+    "raised": "the plugin raised an exception other than StorageError",
+}
+"""The classes of difference a rule can name (``*``: any)."""
+
+TRIGGERS: Mapping[str, str] = {
+    "nul": "U+0000 in a string",
+    "astral": "a character beyond U+FFFF in a string",
+    "non-utf8-payload": "a payload that is not valid UTF-8",
+    "empty-payload": "the empty payload",
+    "dotted-key": "a key holding '.' or starting with '$'",
+    "empty-key": "the empty header key",
+    "long-header": "a header value of 256+ bytes",
+    "long-text": "a string of 4,096+ bytes",
+    "deep": "JSON nested 64+ levels deep",
+    "big-int": "an integer beyond 2^53",
+    "large": "an envelope of 64 KiB or more",
+    "many-attempts": "more than 10 attempts",
+    "version": "an envelope_version other than 1",
+}
+"""The classes of value in a refused envelope that a rule can name: what makes a store
+refuse (``find_rule`` picks the first row whose trigger the refused envelopes share)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DefectRule:
+    """One row: a defect of this shape belongs to ``requirement`` and breaks ``clauses``."""
+
+    pointer: str
+    """A pointer pattern: a name matches that field, ``*`` an array index or generated
+    key (an unknown field, a header key), ``?`` any one token, ``**`` any rest (also none)."""
+    difference: str
+    """A class of :data:`DIFFERENCES`, several separated by ``|``, ``*`` (any), or
+    ``~`` and classes: any but those."""
+    requirement: str
+    clauses: tuple[str, ...]
+    trigger: str = "*"
+    """For ``refused``/``raised``: a class of :data:`TRIGGERS` the envelopes hold."""
+
+    def matches(self, pattern: str, difference: str, triggers: Iterable[str] = ()) -> bool:
+        if self.difference.startswith("~"):
+            if difference in self.difference[1:].split("|"):
+                return False
+        elif self.difference != "*" and difference not in self.difference.split("|"):
+            return False
+        if self.trigger != "*" and self.trigger not in set(triggers):
+            return False
+        return _pointer_matches(self.pointer.split("/")[1:], pattern.split("/")[1:])
+
+
+def _r(pointer: str, difference: str, requirement: str, clauses: str,
+       trigger: str = "*") -> DefectRule:
+    return DefectRule(pointer, difference, requirement, tuple(clauses.split()), trigger)
+
+
+_KEPT = "~unexpected|stale"
+"""What the unknown-field and attempt rows take: anything but what an earlier version
+left behind (``RDQ-ST-001``'s rows, at the end of the table)."""
+_FREE_TEXT = ("/attempts/*/error/message", "/attempts/*/error/stack", "/attempts/*/error/type")
+
+DEFECT_RULES: tuple[DefectRule, ...] = (
+    # What every envelope carries comes first: a defect in it fails every test, and the
+    # requirement about it must be the one named (and the first to fail with -x).
+    _r("/**", "invalid", "RDQ-RT-004", "C11 C3 C6 C7 C9"),
+    _r("/envelope_version", "*", "RDQ-VER-001", "C16"),
+    _r("/id", "*", "RDQ-RT-004", "C6"),
+    _r("/**", "instant", "RDQ-RT-007", "C3"),
+    _r("/**", "empty-null", "RDQ-RT-010", "C9"),
+    _r("/attempts/**", "reordered", "RDQ-RT-005", "C12"),
+    _r("/attempts", _KEPT, "RDQ-RT-005", "C12"),
+    _r("/attempts/*", _KEPT, "RDQ-RT-005", "C12"),
+    _r("/attempts/*/attempt_no", "*", "RDQ-RT-005", "C12"),
+    _r("/payload", "*", "RDQ-RT-008", "C7"),
+    _r("/payload_content_type", "*", "RDQ-RT-006", "C4"),
+    # Refusals and exceptions: by the value that triggers them.
+    _r("/**", "refused|raised", "RDQ-RT-006", "C4", trigger="nul"),
+    _r("/**", "refused|raised", "RDQ-RT-006", "C4", trigger="astral"),
+    _r("/**", "refused|raised", "RDQ-RT-008", "C7", trigger="non-utf8-payload"),
+    _r("/**", "refused|raised", "RDQ-RT-008", "C7", trigger="empty-payload"),
+    _r("/**", "refused|raised", "RDQ-RT-009", "C8", trigger="empty-key"),
+    _r("/**", "refused|raised", "RDQ-RT-009", "C8", trigger="dotted-key"),
+    _r("/**", "refused|raised", "RDQ-UF-007", "C10", trigger="deep"),
+    _r("/**", "refused|raised", "RDQ-UF-005", "C5", trigger="big-int"),
+    _r("/**", "refused|raised", "RDQ-TR-001", "C1", trigger="long-text"),
+    _r("/**", "refused|raised", "RDQ-ST-005", "C2 C17", trigger="large"),
+    _r("/**", "refused|raised", "RDQ-RT-005", "C12", trigger="many-attempts"),
+    # Headers, then the unknown fields level by level, detail, numbers, free text.
+    _r("/headers/**", "text", "RDQ-RT-006", "C4"),
+    _r("/headers/**", "missing|text|type|changed|empty-null", "RDQ-RT-009", "C8 C4"),
+    _r("/attempts/*/error/detail/**", "number", "RDQ-UF-005", "C5"),
+    _r("/attempts/*/error/detail/**", "text", "RDQ-RT-006", "C4"),
+    _r("/attempts/*/error/detail/**", _KEPT, "RDQ-UF-006", "C10"),
+    _r("/attempts/*/error/*/**", "number", "RDQ-UF-005", "C5"),
+    _r("/attempts/*/error/*/**", "text", "RDQ-RT-006", "C4"),
+    _r("/attempts/*/error/*/**", _KEPT, "RDQ-UF-003", "C10"),
+    _r("/attempts/*/*/**", "number", "RDQ-UF-005", "C5"),
+    _r("/attempts/*/*/**", "text", "RDQ-RT-006", "C4"),
+    _r("/attempts/*/*/**", _KEPT, "RDQ-UF-002", "C10"),
+    _r("/payload_ref/**", _KEPT, "RDQ-UF-004", "C10"),
+    _r("/*/**", "number", "RDQ-UF-005", "C5"),
+    _r("/*/**", "text", "RDQ-RT-006", "C4"),
+    _r("/*/**", _KEPT, "RDQ-UF-001", "C10"),
+    *(_r(p, "text", "RDQ-RT-006", "C4") for p in _FREE_TEXT),
+    _r("/attempts/*/error/message", "*", "RDQ-TR-001", "C1 C4"),
+    _r("/attempts/*/error/stack", "*", "RDQ-TR-001", "C1 C4"),
+    _r("/**", "text", "RDQ-RT-006", "C4"),
+    # The rest of the known fields.
+    _r("/status", "*", "RDQ-RT-004", "C9"),
+    _r("/attempts/*/outcome", "*", "RDQ-RT-004", "C9"),
+    _r("/attempts/*/error", "*", "RDQ-RT-010", "C9"),
+    _r("/handler_version", "*", "RDQ-RT-010", "C4 C9"),
+    _r("/attempt_count", "*", "RDQ-RT-004", "C5"),
+    _r("/redrive_count", "*", "RDQ-RT-004", "C5"),
+    _r("/queue", "*", "RDQ-RT-001", "C8a"),
+    _r("/handler_ref", "*", "RDQ-RT-001", "C8a"),
+    # Something that was never written came back: what an earlier version left behind.
+    _r("/**", "stale|unexpected", "RDQ-ST-001", "C13"),
+    _r("/**", "refused|raised", "RDQ-RT-001", "C17"),
+    _r("/", "*", "RDQ-RT-001", "C13"),
+)
+"""The one table: first match wins. docs/requirements.md prints it."""
+
+_ORDER_EXTRA = ("RDQ-GOLD-001",)
+"""Requirements no row names (they fail on defects the rows give to others): after the
+rows' requirements, before those that no row names either."""
+
+
+def find_rule(pattern: str, difference: str, triggers: Iterable[str] = ()) -> DefectRule | None:
+    """The first row for a difference of class ``difference`` at ``pattern`` (refusals:
+    with a value of the classes ``triggers`` in every refused envelope), else None."""
+    found = tuple(triggers)
+    for rule in DEFECT_RULES:
+        if rule.matches(pattern, difference, found):
+            return rule
+    return None
+
+
+def requirement_rank(requirement: str) -> int:
+    """Where ``requirement``'s tests run among the kit's: the index of its first row."""
+    for n, rule in enumerate(DEFECT_RULES):
+        if rule.requirement == requirement:
+            return n
+    return len(DEFECT_RULES)
+
+
+def _pointer_matches(rule: list[str], tokens: list[str]) -> bool:
+    if not rule or rule == [""]:
+        return not tokens or tokens == [""]
+    head, rest = rule[0], rule[1:]
+    if head == "**":
+        return any(_pointer_matches(rest, tokens[i:]) for i in range(len(tokens) + 1))
+    if not tokens:
+        return False
+    if head == "?" or head == tokens[0]:
+        return _pointer_matches(rest, tokens[1:])
+    return False
+
+
+_ENVELOPE = frozenset(ENVELOPE_FIELDS)
+_ATTEMPT = frozenset(ATTEMPT_FIELDS)
+_ERROR = frozenset(ERROR_FIELDS)
+
+
+def pointer_pattern(pointer: str) -> str:
+    """``pointer`` with array indexes and names the kit generates (header keys, unknown
+    field names, keys inside ``detail`` and unknown values) replaced by ``*``:
+    ``/attempts/3/error/x_7`` -> ``/attempts/*/error/*``."""
+    out: list[str] = []
+    level = "envelope"
+    for token in pointer.split("/")[1:]:
+        if level == "envelope" and token in _ENVELOPE:
+            out.append(token)
+            level = {"headers": "json", "attempts": "attempts"}.get(token, "json")
+        elif level == "attempts" and token.isdigit():
+            out.append("*")
+            level = "attempt"
+        elif level == "attempt" and token in _ATTEMPT:
+            out.append(token)
+            level = "error" if token == "error" else "json"
+        elif level == "error" and token in _ERROR:
+            out.append(token)
+            level = "json"
+        else:  # an unknown field, a header key, anything inside an opaque JSON value
+            out.append("*")
+            level = "json"
+    return "/" + "/".join(out) if out else ""
+
+
+def _is_number(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _null_against_empty(a: object, b: object) -> bool:
+    other = b if a is None else a if b is None else None
+    return (a is None) != (b is None) and type(other) in (str, dict, list) and not other
+
+
+def difference_class(d: Difference) -> str:
+    """The class (:data:`DIFFERENCES`) of one difference the core's diff found."""
+    e, a = d.expected, d.actual
+    if isinstance(e, datetime) or isinstance(a, datetime) or d.note.startswith("timestamp"):
+        return "instant"
+    if _null_against_empty(e, a):
+        return "empty-null"
+    if d.kind in ("missing", "unexpected"):
+        return d.kind
+    if d.kind == "length":
+        return "missing" if d.expected > d.actual else "unexpected"
+    if _is_number(e) and (_is_number(a) or d.note.startswith("integer")):
+        return "number"
+    if isinstance(e, str) and isinstance(a, str):
+        return "text"
+    if isinstance(e, bytes | bytearray) or isinstance(a, bytes | bytearray):
+        return "bytes"
+    return "type" if d.kind == "type" else "changed"
+
+
+# -- triggers: the value classes of an envelope (canonical JSON) --------------------------
+
+_MAX_SAFE = 2**53
+
+
+def _walk(value: Any, depth: int = 1) -> Iterator[tuple[str, Any, int]]:
+    """(kind, value, depth) of every key and value of a JSON document."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield "key", k, depth
+            yield from _walk(v, depth + 1)
+        yield "container", value, depth
+    elif isinstance(value, list):
+        for v in value:
+            yield from _walk(v, depth + 1)
+        yield "container", value, depth
+    else:
+        yield "value", value, depth
+
+
+def triggers_of(doc: object) -> frozenset[str]:
+    """The value classes (:data:`TRIGGERS`) present in the canonical JSON ``doc`` of an
+    envelope; nothing for what is not a JSON object (a repr the kit could not encode)."""
+    if not isinstance(doc, dict):
+        return frozenset()
+    found: set[str] = set()
+    deepest = 0
+    for kind, v, depth in _walk(doc):
+        deepest = max(deepest, depth)
+        if isinstance(v, str):
+            if "\x00" in v:
+                found.add("nul")
+            if any(ord(c) > 0xFFFF for c in v):
+                found.add("astral")
+            if kind == "key" and ("." in v or v.startswith("$")):
+                found.add("dotted-key")
+            if len(v.encode("utf-8", "surrogatepass")) >= 4096:
+                found.add("long-text")
+        elif isinstance(v, int) and not isinstance(v, bool) and abs(v) > _MAX_SAFE:
+            found.add("big-int")
+    if deepest >= 64:
+        found.add("deep")
+    headers = doc.get("headers")
+    if isinstance(headers, dict):
+        if "" in headers:
+            found.add("empty-key")
+        if any(isinstance(v, str) and len(v.encode("utf-8", "surrogatepass")) >= 256
+               for v in headers.values()):
+            found.add("long-header")
+    payload = doc.get("payload")
+    if isinstance(payload, str):
+        try:
+            raw = base64.b64decode(payload, validate=True)
+        except (binascii.Error, ValueError):
+            raw = None
+        if raw == b"":
+            found.add("empty-payload")
+        elif raw is not None:
+            try:
+                raw.decode("utf-8")
+            except UnicodeDecodeError:
+                found.add("non-utf8-payload")
+    attempts = doc.get("attempts")
+    if isinstance(attempts, list) and len(attempts) > 10:
+        found.add("many-attempts")
+    if doc.get("envelope_version") not in (1, None):
+        found.add("version")
+    try:
+        size = len(json.dumps(doc, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+    except (TypeError, ValueError):
+        size = 0
+    if size >= 64 * 1024:
+        found.add("large")
+    return frozenset(found)
