@@ -14,8 +14,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ._requirements import REQUIREMENTS, Requirement
+from ._requirements import DEFECT_RULES, REQUIREMENTS, Requirement
 from ._spec import clause_target
+from .envelope._diagnosis import DIFFERENCES, TRIGGERS, DefectRule
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "docs" / "requirements.md"
 
@@ -46,7 +47,39 @@ def render(requirements: Sequence[Requirement] = REQUIREMENTS) -> str:
         clauses = ", ".join(f"[{c}](spec/{clause_target(c)})" for c in r.clauses)
         lines.append(f"| {r.id} | {r.level.value} | {title} | {clauses} "
                      f"| {r.suite} | {r.capability or ''} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _diagnosis_table(DEFECT_RULES)) + "\n"
+
+
+def _diagnosis_table(rules: Sequence[DefectRule]) -> list[str]:
+    """The one table that gives each kind of defect its requirement (issue 21 §2)."""
+    lines = [
+        "",
+        "## Which requirement a defect belongs to",
+        "",
+        "<!-- From DEFECT_RULES in rdq_compliance/envelope/_diagnosis.py. -->",
+        "",
+        "A failed check is diagnosed by what differs, not by which test saw it first: the "
+        "pointer of the first difference (`*` an array index or a generated key such as an "
+        "unknown field or a header key, `**` anything below), the kind of difference, and "
+        "for a store that refuses or raises on a valid envelope, the kind of value all "
+        "such envelopes held. The most specific matching row names the requirement of the "
+        "root cause in the report and the terminal; the rows' order is the order the kit's "
+        "tests run in, so that `-x` stops on the requirement of the defect.",
+        "",
+        "| # | pointer | difference | trigger | requirement | clauses |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for n, rule in enumerate(rules, start=1):
+        trigger = TRIGGERS.get(rule.trigger, "") if rule.trigger != "*" else ""
+        clauses = ", ".join(f"[{c}](spec/{clause_target(c)})" for c in rule.clauses)
+        difference = rule.difference.replace("|", ", ")
+        if difference.startswith("~"):
+            difference = "any but " + difference[1:]
+        lines.append(f"| {n} | `{rule.pointer}` | {_cell(difference)} | {_cell(trigger)} "
+                     f"| {rule.requirement} | {clauses} |")
+    lines += ["", "Kinds of difference:", ""]
+    lines += [f"- `{name}`: {_cell(text)}" for name, text in DIFFERENCES.items()]
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:

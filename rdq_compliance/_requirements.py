@@ -4,7 +4,9 @@ A requirement has a stable id (``RDQ-<FAMILY>-<NNN>``), a level, the clauses of
 the spec (``docs/spec/``) it enforces (``C<n>`` for clarifications.md, ``WE:<section>``
 for envelope.md; tests/test_spec.py checks each has an anchor), the suite that
 checks it and, when it only applies to plugins that declare a capability, that
-capability. ``docs/requirements.md`` is generated from this table
+capability. Which requirement a kind of defect belongs to is the diagnosis table
+:data:`DEFECT_RULES` (``envelope/_diagnosis.py``, re-exported here).
+``docs/requirements.md`` is generated from both tables
 (``python -m rdq_compliance._docgen``).
 
 Ids are never reused or renumbered; a retired requirement keeps its row with
@@ -16,7 +18,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-__all__ = ["REQUIREMENTS", "Level", "Requirement", "get_requirement"]
+from .envelope._diagnosis import DEFECT_RULES
+
+__all__ = ["DEFECT_RULES", "REQUIREMENTS", "Level", "Requirement", "get_requirement"]
 
 
 class Level(enum.StrEnum):
@@ -162,6 +166,9 @@ REQUIREMENTS: tuple[Requirement, ...] = (
 
 _BY_ID = {r.id: r for r in REQUIREMENTS}
 assert len(_BY_ID) == len(REQUIREMENTS), "duplicate requirement id"
+# The diagnosis table (kept in the envelope core, whose diff lines carry its clause tags)
+# names requirements of this registry only.
+assert {rule.requirement for rule in DEFECT_RULES} <= set(_BY_ID), "unknown id in DEFECT_RULES"
 
 
 def get_requirement(id: str) -> Requirement:

@@ -10,8 +10,10 @@ for each test from the run's settings and the plugin's runtime.
 
 from __future__ import annotations
 
+import difflib
+import re
 import secrets
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Generator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -37,15 +39,25 @@ from ..testing._properties import PROFILES
 from ..testing._runtime import PluginRuntime
 from . import _upgrade
 from ._options import option
+from ._ordering import (
+    SUITE_MODULE_PREFIX,
+    StopOnCause,
+    examples_first,
+    is_kit_test,
+    longest_first,
+    specificity,
+)
 from ._state import RUN_KEY, KitRun, PluginUnderTest
 from ._workdir import keep_hypothesis_out
 
-__all__ = ["CLAUSE_ORDER", "MARKER", "SUITE_FILES", "KitPlugin", "configure", "specificity"]
+__all__ = [
+    "MARKER", "SUITE_FILES", "SUITE_MODULE_PREFIX", "KitPlugin", "configure", "examples_first",
+    "longest_first", "specificity",
+]
 
 SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
 # Adding a suite is adding one module ``suites/test_<family>.py`` (and its requirements).
 SUITE_FILES = tuple(sorted(SUITES_DIR.glob("test_*.py")))
-SUITE_MODULE_PREFIX = "rdq_compliance.suites."
 _RDQ_KEY = pytest.StashKey[Rdq]()
 _NOTES_KEY = "rdq_notes"
 
@@ -155,9 +167,27 @@ def _suites_to_add(config: pytest.Config, settings: KitSettings) -> tuple[Path, 
     return files
 
 
+_ID_LIKE = re.compile(r"rdq-[a-z]+-\d+", re.I)
+
+
+def _check_selection(config: pytest.Config) -> None:
+    """``-k`` naming a requirement id that does not exist selects nothing of it: say so,
+    with the closest ids, instead of a run that silently tests something else."""
+    known = {r.id for r in REQUIREMENTS}
+    expression = str(config.getoption("keyword", "") or "")
+    for found in dict.fromkeys(_ID_LIKE.findall(expression)):
+        if found.upper() in known:
+            continue
+        close = difflib.get_close_matches(found.upper(), sorted(known), n=3, cutoff=0.5)
+        hint = f"; closest: {', '.join(close)}" if close else ""
+        raise _usage(f"-k {expression!r}: {found!r} is no requirement id of this kit{hint} "
+                     "(rdq-compliance requirements lists them all)")
+
+
 def configure(config: pytest.Config) -> None:
     """Validate the options, load the plugins, add the suites, register the kit plugin."""
     settings = _parse_settings(config)
+    _check_selection(config)
     if settings.replay is not None:
         try:
             get_requirement(settings.replay.requirement)
@@ -165,6 +195,11 @@ def configure(config: pytest.Config) -> None:
             raise _usage(f"--rdq-replay: {exc.args[0]}") from None
     loaded = _load_plugins(config, settings)
     config.add_cleanup(keep_hypothesis_out(config.invocation_params.dir))
+    # The kit's failure messages show the envelopes, cut to size; Hypothesis's warning
+    # about the repr of a large generated argument tells the user nothing (issue 21 §7).
+    config.addinivalue_line(
+        "filterwarnings",
+        "ignore:Generating overly large repr:hypothesis.errors.HypothesisWarning")
     for r in REQUIREMENTS:  # -m RDQ-UF-001 (and --strict-markers) know each id
         config.addinivalue_line("markers", f"{r.id}: {r.level} [{' '.join(r.clauses)}] {r.title}")
     config.stash[RUN_KEY] = KitRun(
@@ -185,6 +220,9 @@ def configure(config: pytest.Config) -> None:
     config.pluginmanager.register(upgrade, "rdq-upgrade")
     kit = KitPlugin(config, settings, loaded, _suites_to_add(config, settings))
     config.pluginmanager.register(kit, "rdq-kit")
+    if config.getoption("maxfail", 0) == 1 and not config.pluginmanager.has_plugin("dsession") \
+            and not _in_xdist_worker(config) and settings.replay is None:
+        config.pluginmanager.register(StopOnCause(), "rdq-stop-on-cause")
 
 
 def _requirement_of(item: pytest.Item) -> Requirement | None:
@@ -304,7 +342,7 @@ class KitPlugin:
         # Before -k/-m select (pytest_collection_modifyitems): the requirement id is a
         # marker of its tests, so "-k RDQ-UF-001" and "-m RDQ-UF-001" select exactly them.
         mark = item.get_closest_marker(MARKER)
-        if mark is not None and mark.args and _is_kit_test(item):
+        if mark is not None and mark.args and is_kit_test(item):
             item.add_marker(str(mark.args[0]))
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
@@ -454,98 +492,8 @@ class KitPlugin:
         ctx.teardown()
 
 
-def _is_kit_test(item: pytest.Item) -> bool:
-    module = getattr(item, "module", None)
-    return module is not None and module.__name__.startswith(SUITE_MODULE_PREFIX)
-
-
-_MACHINE, _SLOW, _PROPERTY, _EXAMPLE = range(4)
-
-# The clauses in the order their tests run (among requirements citing as many clauses):
-# what every envelope carries first, so that the requirement about it fails before the
-# tests that merely carry it along (every example has timestamps, so a defect in them
-# must fail RDQ-RT-007 first); then the structures that the cross-field tests fill with
-# unusual values (RDQ-RT-006 puts text into headers, unknown fields and detail, so
-# headers and detail go before free text); then the storage semantics. A defect in
-# free text itself first fails an unknown-field test (its values include such text).
-CLAUSE_ORDER = ("C16", "C6", "C3", "C8", "C12", "C10", "C5", "C4", "C7", "C9", "C1", "C2",
-                "C11", "C13", "C14", "C15", "C17")
-
-
-def _marker(item: pytest.Item) -> pytest.Mark | None:
-    get_marker = getattr(item, "get_closest_marker", None)
-    return get_marker(MARKER) if get_marker is not None else None
-
-
-def _cost_rank(item: pytest.Item) -> int:
-    """The state machine (the longest test), a property the suite marks ``slow``,
-    another property, a fixed example: from ``@requirement(kind=..., slow=...)``."""
-    mark = _marker(item)
-    kind = "example" if mark is None else mark.kwargs.get("kind", "example")
-    if kind == "machine":
-        return _MACHINE
-    if kind != "property":
-        return _EXAMPLE
-    return _SLOW if mark is not None and mark.kwargs.get("slow") else _PROPERTY
-
-
-def _is_generated(item: pytest.Item) -> bool:
-    """A kit test that runs a Hypothesis property or state machine."""
-    return _cost_rank(item) < _EXAMPLE
-
-
-def specificity(item: pytest.Item) -> tuple[int, int]:
-    """How broad the item's requirement is (registry data): requirements citing fewer
-    clauses first, so that the golden corpus and the generic round trip (nine clauses
-    each) come after the targeted requirements; ties in :data:`CLAUSE_ORDER`."""
-    mark = _marker(item)
-    try:
-        req = get_requirement(str(mark.args[0])) if mark is not None and mark.args else None
-    except KeyError:
-        req = None
-    if req is None:
-        return (99, len(CLAUSE_ORDER))
-    first = min((CLAUSE_ORDER.index(c) for c in req.clauses if c in CLAUSE_ORDER),
-                default=len(CLAUSE_ORDER))
-    return (len(req.clauses), first)
-
-
 def _in_xdist_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
-
-
-def _reorder_kit_items(items: list[pytest.Item], key: Callable[[pytest.Item], Any]) -> None:
-    # A stable sort of the kit's own items only: the same collection always gives
-    # the same order (xdist workers must agree), and the user's tests keep their places.
-    slots = [i for i, item in enumerate(items) if _is_kit_test(item)]
-    ordered = sorted((items[i] for i in slots), key=key)
-    for i, item in zip(slots, ordered, strict=True):
-        items[i] = item
-
-
-def examples_first(items: list[pytest.Item]) -> None:
-    """Reorder the kit's tests in place: every example-based test (milliseconds each)
-    before the generated properties (up to seconds each), so that ``-x`` stops at the
-    first defect a fixed example shows without waiting for the searches; in each half,
-    the most specific requirement first (:func:`specificity`), so that the first
-    failure names the requirement about the defect, not the golden corpus."""
-    _reorder_kit_items(items, lambda item: (_is_generated(item), *specificity(item)))
-
-
-def longest_first(items: list[pytest.Item]) -> None:
-    """Reorder the kit's tests in place for ``-n N`` without ``-x``: the fixed examples,
-    then the state machine (the longest test), the properties marked ``slow``, the
-    other properties.
-
-    xdist hands each worker one consecutive chunk of the collection first and the
-    rest in small chunks on demand, so the examples go out in the first chunks and the
-    long tests are dealt a few at a time at the end, longest first; with the state
-    machine last, one worker ran it alone while the other sat idle."""
-    _reorder_kit_items(
-        items,
-        lambda item: ((_cost_rank(item) + 1) % 4,
-                      specificity(item) if _cost_rank(item) == _EXAMPLE else (0, 0)),
-    )
 
 
 def _guard_timeout(plugin: LoadedPlugin, settings: KitSettings) -> float:

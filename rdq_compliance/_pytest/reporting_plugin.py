@@ -298,10 +298,14 @@ class ReportingPlugin:
                            deselected=self.deselected)
         known_map = {}
         if self.known is not None:
+            # First without the marks, to know each requirement's causes; a requirement is
+            # a known failure when it is listed for every cause it fails by.
+            draft = build_report(meta, results)
             known_map = {
-                (p.meta.label, r.requirement.id): True
-                for p in results for r in p.requirements
-                if self.known.lists(p.meta.label, r.requirement.id)
+                (p["label"], r["id"]): True
+                for p in draft["plugins"] for r in p["requirements"]
+                if self.known.lists(p["label"], r["id"], [
+                    p["causes"][n - 1]["signature"] for n in r.get("causes") or ()])
             }
         report = build_report(meta, results, known_failures=known_map)
         self.report = report
@@ -331,13 +335,15 @@ class ReportingPlugin:
         """An applicable MUST requirement not tested fails an otherwise green run
         (see ``_incomplete``); the known-failures gate above only excuses failures."""
         # A replay re-runs one saved case on purpose: its exit status is that case's.
-        allowed = bool(option(self.config, "rdq_allow_incomplete")
-                       or option(self.config, "rdq_replay"))
+        replay = bool(option(self.config, "rdq_replay"))
+        allowed = bool(option(self.config, "rdq_allow_incomplete") or replay)
         flipped = False
         if session.exitstatus == pytest.ExitCode.OK and not allowed and untested(report):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
             flipped = True
-        if flipped or report["verdict"] == "incomplete":
+        # A replay runs one test on purpose: the INCOMPLETE block of a full run (every
+        # other requirement "not run") says nothing about it (issue 21 §7).
+        if (flipped or report["verdict"] == "incomplete") and not replay:
             self.incomplete_note = untested_line(
                 report, allowed=allowed, exit_status=int(session.exitstatus))
 
@@ -361,11 +367,18 @@ class ReportingPlugin:
             for plugin, rid in g.listed:
                 tr.write_line(f"known failure {rid} [{terminal_safe(plugin)}]: listed in {src}")
             for plugin, rid in g.unlisted:
-                tr.write_line(f"NEW failure {rid} [{terminal_safe(plugin)}]: not listed in {src}",
-                              red=True)
+                new = g.new_causes.get((plugin, rid))
+                why = (f"it fails by a cause not listed in {src} (cause={', '.join(new)})"
+                       if new else f"not listed in {src}")
+                tr.write_line(f"NEW failure {rid} [{terminal_safe(plugin)}]: {why}", red=True)
             for plugin, rid in g.stale:
                 tr.write_line(f"STALE known failure {rid} [{terminal_safe(plugin)}]: it passes "
                               f"now; remove its line from {src}", red=True)
+            if g.not_checked:
+                shown = ", ".join(rid for _, rid in g.not_checked[:8])
+                more = f" and {len(g.not_checked) - 8} more" if len(g.not_checked) > 8 else ""
+                tr.write_line(f"known failures not checked by this run (not exercised: "
+                              f"profile, selection or capability): {shown}{more}")
             for label in g.unused_labels:
                 tr.write_line(f"known failures: plugin label {terminal_safe(label)!r} in {src} "
                               "is not under test in this run; its lines were ignored")

@@ -5,7 +5,7 @@ generalised pointer of the first difference (``/attempts/*/error/*``), the class
 the difference (a timestamp, null against an empty value, a number, ...) or, for a
 store that refuses or raises on a valid envelope, the class of value that triggers it
 (U+0000 in a string, a payload that is not UTF-8, ...). :data:`DEFECT_RULES` maps
-those to a requirement id and its clause tags; the first matching row wins.
+those to a requirement id and its clause tags; the most specific matching row wins.
 
 The same table orders the kit's tests (a requirement's rank is its first row, so
 that ``-x`` stops first on the requirement about the defect), tags each diff line
@@ -112,83 +112,81 @@ def _r(pointer: str, difference: str, requirement: str, clauses: str,
 _KEPT = "~unexpected|stale"
 """What the unknown-field and attempt rows take: anything but what an earlier version
 left behind (``RDQ-ST-001``'s rows, at the end of the table)."""
-_FREE_TEXT = ("/attempts/*/error/message", "/attempts/*/error/stack", "/attempts/*/error/type")
-
 DEFECT_RULES: tuple[DefectRule, ...] = (
-    # What every envelope carries comes first: a defect in it fails every test, and the
-    # requirement about it must be the one named (and the first to fail with -x).
-    _r("/**", "invalid", "RDQ-RT-004", "C11 C3 C6 C7 C9"),
-    _r("/envelope_version", "*", "RDQ-VER-001", "C16"),
-    _r("/id", "*", "RDQ-RT-004", "C6"),
+    # Row order is test order: what every envelope carries first (a defect in it fails
+    # every test, and the requirement about it should fail first), the storage
+    # semantics last. Which row a defect matches is not row order but the most specific
+    # row (see ``find_rule``).
     _r("/**", "instant", "RDQ-RT-007", "C3"),
     _r("/**", "empty-null", "RDQ-RT-010", "C9"),
+    _r("/handler_version", "*", "RDQ-RT-010", "C4 C9"),
+    _r("/attempts/*/error", "*", "RDQ-RT-010", "C9"),
+    _r("/**", "invalid", "RDQ-RT-004", "C11 C3 C6 C7 C9"),
+    _r("/id", "*", "RDQ-RT-004", "C6"),
+    _r("/status", "*", "RDQ-RT-004", "C9"),
+    _r("/attempts/*/outcome", "*", "RDQ-RT-004", "C9"),
+    _r("/attempt_count", "*", "RDQ-RT-004", "C5"),
+    _r("/redrive_count", "*", "RDQ-RT-004", "C5"),
     _r("/attempts/**", "reordered", "RDQ-RT-005", "C12"),
     _r("/attempts", _KEPT, "RDQ-RT-005", "C12"),
     _r("/attempts/*", _KEPT, "RDQ-RT-005", "C12"),
     _r("/attempts/*/attempt_no", "*", "RDQ-RT-005", "C12"),
     _r("/payload", "*", "RDQ-RT-008", "C7"),
+    _r("/headers/**", "missing|text|type|changed|empty-null", "RDQ-RT-009", "C8 C4"),
+    _r("/attempts/*/error/*/**", _KEPT, "RDQ-UF-003", "C10"),
+    _r("/attempts/*/*/**", _KEPT, "RDQ-UF-002", "C10"),
+    _r("/attempts/*/error/detail/**", _KEPT, "RDQ-UF-006", "C10"),
+    _r("/payload_ref/**", _KEPT, "RDQ-UF-004", "C10"),
+    _r("/*/**", _KEPT, "RDQ-UF-001", "C10"),
+    _r("/**", "number", "RDQ-UF-005", "C5"),
+    _r("/**", "text", "RDQ-RT-006", "C4"),
     _r("/payload_content_type", "*", "RDQ-RT-006", "C4"),
-    # Refusals and exceptions: by the value that triggers them.
+    _r("/attempts/*/error/message", "*", "RDQ-TR-001", "C1 C4"),
+    _r("/attempts/*/error/stack", "*", "RDQ-TR-001", "C1 C4"),
+    _r("/envelope_version", "*", "RDQ-VER-001", "C16"),
+    _r("/queue", "*", "RDQ-RT-001", "C8a"),
+    _r("/handler_ref", "*", "RDQ-RT-001", "C8a"),
+    # Refusals and exceptions of valid envelopes: by the value that triggers them.
     _r("/**", "refused|raised", "RDQ-RT-006", "C4", trigger="nul"),
     _r("/**", "refused|raised", "RDQ-RT-006", "C4", trigger="astral"),
     _r("/**", "refused|raised", "RDQ-RT-008", "C7", trigger="non-utf8-payload"),
     _r("/**", "refused|raised", "RDQ-RT-008", "C7", trigger="empty-payload"),
     _r("/**", "refused|raised", "RDQ-RT-009", "C8", trigger="empty-key"),
     _r("/**", "refused|raised", "RDQ-RT-009", "C8", trigger="dotted-key"),
-    _r("/**", "refused|raised", "RDQ-UF-007", "C10", trigger="deep"),
     _r("/**", "refused|raised", "RDQ-UF-005", "C5", trigger="big-int"),
+    _r("/**", "refused|raised", "RDQ-UF-007", "C10", trigger="deep"),
     _r("/**", "refused|raised", "RDQ-TR-001", "C1", trigger="long-text"),
     _r("/**", "refused|raised", "RDQ-ST-005", "C2 C17", trigger="large"),
     _r("/**", "refused|raised", "RDQ-RT-005", "C12", trigger="many-attempts"),
-    # Headers, then the unknown fields level by level, detail, numbers, free text.
-    _r("/headers/**", "text", "RDQ-RT-006", "C4"),
-    _r("/headers/**", "missing|text|type|changed|empty-null", "RDQ-RT-009", "C8 C4"),
-    _r("/attempts/*/error/detail/**", "number", "RDQ-UF-005", "C5"),
-    _r("/attempts/*/error/detail/**", "text", "RDQ-RT-006", "C4"),
-    _r("/attempts/*/error/detail/**", _KEPT, "RDQ-UF-006", "C10"),
-    _r("/attempts/*/error/*/**", "number", "RDQ-UF-005", "C5"),
-    _r("/attempts/*/error/*/**", "text", "RDQ-RT-006", "C4"),
-    _r("/attempts/*/error/*/**", _KEPT, "RDQ-UF-003", "C10"),
-    _r("/attempts/*/*/**", "number", "RDQ-UF-005", "C5"),
-    _r("/attempts/*/*/**", "text", "RDQ-RT-006", "C4"),
-    _r("/attempts/*/*/**", _KEPT, "RDQ-UF-002", "C10"),
-    _r("/payload_ref/**", _KEPT, "RDQ-UF-004", "C10"),
-    _r("/*/**", "number", "RDQ-UF-005", "C5"),
-    _r("/*/**", "text", "RDQ-RT-006", "C4"),
-    _r("/*/**", _KEPT, "RDQ-UF-001", "C10"),
-    *(_r(p, "text", "RDQ-RT-006", "C4") for p in _FREE_TEXT),
-    _r("/attempts/*/error/message", "*", "RDQ-TR-001", "C1 C4"),
-    _r("/attempts/*/error/stack", "*", "RDQ-TR-001", "C1 C4"),
-    _r("/**", "text", "RDQ-RT-006", "C4"),
-    # The rest of the known fields.
-    _r("/status", "*", "RDQ-RT-004", "C9"),
-    _r("/attempts/*/outcome", "*", "RDQ-RT-004", "C9"),
-    _r("/attempts/*/error", "*", "RDQ-RT-010", "C9"),
-    _r("/handler_version", "*", "RDQ-RT-010", "C4 C9"),
-    _r("/attempt_count", "*", "RDQ-RT-004", "C5"),
-    _r("/redrive_count", "*", "RDQ-RT-004", "C5"),
-    _r("/queue", "*", "RDQ-RT-001", "C8a"),
-    _r("/handler_ref", "*", "RDQ-RT-001", "C8a"),
     # Something that was never written came back: what an earlier version left behind.
     _r("/**", "stale|unexpected", "RDQ-ST-001", "C13"),
-    _r("/**", "refused|raised", "RDQ-RT-001", "C17"),
     _r("/", "*", "RDQ-RT-001", "C13"),
 )
-"""The one table: first match wins. docs/requirements.md prints it."""
+"""The one table. docs/requirements.md prints it."""
 
-_ORDER_EXTRA = ("RDQ-GOLD-001",)
-"""Requirements no row names (they fail on defects the rows give to others): after the
-rows' requirements, before those that no row names either."""
+def _narrowness(rule: DefectRule) -> tuple[int, int, int, int]:
+    """How specific a row is: a trigger named, then one class of difference (before
+    several, before all but some, before any), then more field names in the pointer,
+    then more tokens."""
+    d = rule.difference
+    classes = 0 if d == "*" else 1 if d.startswith("~") else 2 if "|" in d else 3
+    tokens = [t for t in rule.pointer.split("/")[1:] if t and t != "**"]
+    names = [t for t in tokens if t not in ("*", "?")]
+    return (rule.trigger != "*", classes, len(names), len(tokens))
 
 
 def find_rule(pattern: str, difference: str, triggers: Iterable[str] = ()) -> DefectRule | None:
-    """The first row for a difference of class ``difference`` at ``pattern`` (refusals:
-    with a value of the classes ``triggers`` in every refused envelope), else None."""
+    """The most specific row (:func:`_narrowness`; ties: the earlier row) for a
+    difference of class ``difference`` at ``pattern`` (refusals and exceptions: with a
+    value of the classes ``triggers`` in every envelope concerned), else None."""
     found = tuple(triggers)
+    best: DefectRule | None = None
     for rule in DEFECT_RULES:
-        if rule.matches(pattern, difference, found):
-            return rule
-    return None
+        if rule.matches(pattern, difference, found) and (
+            best is None or _narrowness(rule) > _narrowness(best)
+        ):
+            best = rule
+    return best
 
 
 def requirement_rank(requirement: str) -> int:

@@ -18,6 +18,7 @@ Plain values only: the pytest layer builds the symptoms, this module groups them
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
@@ -154,10 +155,20 @@ def _shared_triggers(members: Sequence[Symptom]) -> list[str]:
     return [t for t in TRIGGERS if t in common]
 
 
+def diagnose(symptom: Symptom) -> str | None:
+    """The requirement the table gives one symptom, or None when no row names it."""
+    if not symptom.difference:
+        return None
+    rule = find_rule(symptom.pattern, symptom.difference, symptom.triggers.split())
+    return None if rule is None else rule.requirement
+
+
 def cause_signature(cause: Mapping[str, Any]) -> str:
-    """The stable name of a cause, for known-failures files: requirement, pattern and
-    kind (masked), e.g. ``RDQ-RT-007 /created_at instant changed``."""
-    return " ".join(f"{cause['requirement']} {cause['pointer']} {cause['kind']}".split())
+    """The stable name of a cause, for known-failures files: ``c`` and 12 hex digits of
+    a hash of its requirement, pointer pattern and kind (variable parts masked), the
+    same in every run that fails that way."""
+    text = " ".join(f"{cause['requirement']} {cause['pointer']} {cause['kind']}".split())
+    return "c" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
 def group_causes(

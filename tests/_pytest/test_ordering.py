@@ -71,23 +71,46 @@ def test_suite_markers_say_what_the_test_body_runs() -> None:
 
 
 def test_specific_requirement_first() -> None:
-    """RDQ-RT-007 (C3), RDQ-RT-009 (C8) and RDQ-UF-006 (C10) examples before the
-    broader tests that carry timestamps, headers and detail along (RDQ-RT-006, C4;
-    RDQ-RT-010, C9), and the golden corpus RDQ-GOLD-001 last among the examples."""
+    """Issue 21 §2: the diagnosis table orders the tests. What every envelope carries
+    first: timestamps (RDQ-RT-007), null against empty values (RDQ-RT-010), model types
+    (RDQ-RT-004); then attempts, headers, the unknown fields of the error object before
+    deep nesting (RDQ-UF-007, which carries them), free text; rewrites (RDQ-ST-001)
+    late, the golden corpus last among the examples."""
     items = [item("gold", requirement="RDQ-GOLD-001"), item("rt004", requirement="RDQ-RT-004"),
              item("rt006", requirement="RDQ-RT-006"), item("rt010", requirement="RDQ-RT-010"),
+             item("uf007", requirement="RDQ-UF-007"), item("uf003", requirement="RDQ-UF-003"),
              item("uf006", requirement="RDQ-UF-006"), item("rt009", requirement="RDQ-RT-009"),
              item("rt007", requirement="RDQ-RT-007"), item("st001", requirement="RDQ-ST-001"),
+             item("rt005", requirement="RDQ-RT-005"),
              item("rt001", "slow", requirement="RDQ-RT-001"),
              item("rt007p", "property", requirement="RDQ-RT-007")]
+    expected = ["rt007", "rt010", "rt004", "rt005", "rt009", "uf003", "uf006", "rt006",
+                "uf007", "st001", "gold"]
     for order in (examples_first, longest_first):
         got = list(items)
         order(got)
-        assert names(got)[:8] == ["rt007", "rt009", "uf006", "rt006", "rt010", "st001",
-                                  "rt004", "gold"], order.__name__
+        assert names(got)[:11] == expected, order.__name__
     examples_first(items)
-    assert names(items)[8:] == ["rt007p", "rt001"]
+    assert names(items)[11:] == ["rt007p", "rt001"]
     assert specificity(item("x", requirement="RDQ-NOPE-001")) > specificity(items[0])
+
+
+def test_the_order_is_the_tables() -> None:
+    """The rank of a requirement is its first row in DEFECT_RULES: moving a row moves
+    the tests (no second list of clauses decides the order)."""
+    from rdq_compliance.envelope import _diagnosis
+
+    rows = _diagnosis.DEFECT_RULES
+    first = next(n for n, r in enumerate(rows) if r.requirement == "RDQ-UF-003")
+    assert specificity(item("a", requirement="RDQ-UF-003"))[0] == first
+    swapped = (rows[first], *rows[:first], *rows[first + 1:])
+    try:
+        _diagnosis.DEFECT_RULES = swapped  # type: ignore[misc]
+        items = [item("rt007", requirement="RDQ-RT-007"), item("uf003", requirement="RDQ-UF-003")]
+        examples_first(items)
+        assert names(items) == ["uf003", "rt007"]
+    finally:
+        _diagnosis.DEFECT_RULES = rows  # type: ignore[misc]
 
 
 def mixed() -> list[Any]:

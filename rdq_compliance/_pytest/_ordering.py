@@ -1,0 +1,172 @@
+"""The order the kit's tests run in, and where ``-x`` stops (issue 14 §2, issue 21 §2).
+
+The order comes from the one diagnosis table (:data:`~rdq_compliance.envelope._diagnosis.
+DEFECT_RULES`): a requirement's tests run at the place of its first row, so that what
+every envelope carries (timestamps, null against empty values, model types) is checked
+before the tests that merely carry it along, and the golden corpus and the generic
+round trip (no row of their own) come last.
+
+No static order can make ``-x`` stop on the right requirement for every defect: a store
+that returns counters as ``Decimal`` and one that cuts timestamps to the second both
+fail every round trip, the first belonging to RDQ-RT-004, the second to RDQ-RT-007.
+So with ``-x`` (:class:`StopOnCause`), a failure whose diagnosis names another
+requirement runs that requirement's pending tests before the run stops: the run stops
+on the requirement of the defect, and the first failure reads "explained by cause 1".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import Any
+
+import pytest
+
+from .._requirements import get_requirement
+from ..envelope._diagnosis import requirement_rank
+from ..reporting._causes import diagnose
+from ..testing._failures import CheckFailed, OperationHung, find_failure
+from ..testing._marker import MARKER
+from ..testing._symptoms import symptom_of_exception
+
+__all__ = [
+    "SUITE_MODULE_PREFIX", "StopOnCause", "examples_first", "is_kit_test", "longest_first",
+    "specificity",
+]
+
+SUITE_MODULE_PREFIX = "rdq_compliance.suites."
+
+
+def is_kit_test(item: pytest.Item) -> bool:
+    module = getattr(item, "module", None)
+    return module is not None and module.__name__.startswith(SUITE_MODULE_PREFIX)
+
+
+_MACHINE, _SLOW, _PROPERTY, _EXAMPLE = range(4)
+
+
+def _marker(item: pytest.Item) -> pytest.Mark | None:
+    get_marker = getattr(item, "get_closest_marker", None)
+    return get_marker(MARKER) if get_marker is not None else None
+
+
+def _requirement_id(item: pytest.Item) -> str | None:
+    mark = _marker(item)
+    return str(mark.args[0]) if mark is not None and mark.args else None
+
+
+def _cost_rank(item: pytest.Item) -> int:
+    """The state machine (the longest test), a property the suite marks ``slow``,
+    another property, a fixed example: from ``@requirement(kind=..., slow=...)``."""
+    mark = _marker(item)
+    kind = "example" if mark is None else mark.kwargs.get("kind", "example")
+    if kind == "machine":
+        return _MACHINE
+    if kind != "property":
+        return _EXAMPLE
+    return _SLOW if mark is not None and mark.kwargs.get("slow") else _PROPERTY
+
+
+def _is_generated(item: pytest.Item) -> bool:
+    """A kit test that runs a Hypothesis property or state machine."""
+    return _cost_rank(item) < _EXAMPLE
+
+
+def specificity(item: pytest.Item) -> tuple[int, int]:
+    """Where the item's requirement runs: the place of its first row in the diagnosis
+    table, then requirements citing fewer clauses first (those without a row: the
+    golden corpus and the generic round trip, nine clauses each, come last)."""
+    rid = _requirement_id(item)
+    try:
+        req = get_requirement(rid) if rid is not None else None
+    except KeyError:
+        req = None
+    if req is None:
+        return (1_000, 99)
+    return (requirement_rank(req.id), len(req.clauses))
+
+
+def _reorder_kit_items(items: list[pytest.Item], key: Callable[[pytest.Item], Any]) -> None:
+    # A stable sort of the kit's own items only: the same collection always gives
+    # the same order (xdist workers must agree), and the user's tests keep their places.
+    slots = [i for i, item in enumerate(items) if is_kit_test(item)]
+    ordered = sorted((items[i] for i in slots), key=key)
+    for i, item in zip(slots, ordered, strict=True):
+        items[i] = item
+
+
+def examples_first(items: list[pytest.Item]) -> None:
+    """Reorder the kit's tests in place: every example-based test (milliseconds each)
+    before the generated properties (up to seconds each), so that ``-x`` stops at the
+    first defect a fixed example shows without waiting for the searches; in each half,
+    in the order of the diagnosis table (:func:`specificity`)."""
+    _reorder_kit_items(items, lambda item: (_is_generated(item), *specificity(item)))
+
+
+def longest_first(items: list[pytest.Item]) -> None:
+    """Reorder the kit's tests in place for ``-n N`` without ``-x``: the fixed examples,
+    then the state machine (the longest test), the properties marked ``slow``, the
+    other properties.
+
+    xdist hands each worker one consecutive chunk of the collection first and the
+    rest in small chunks on demand, so the examples go out in the first chunks and the
+    long tests are dealt a few at a time at the end, longest first; with the state
+    machine last, one worker ran it alone while the other sat idle."""
+    _reorder_kit_items(
+        items,
+        lambda item: ((_cost_rank(item) + 1) % 4,
+                      specificity(item) if _cost_rank(item) == _EXAMPLE else (0, 0)),
+    )
+
+
+_DIAGNOSIS = pytest.StashKey[str]()
+_FAILED = pytest.StashKey[bool]()
+
+
+def _label(item: pytest.Item) -> object:
+    return getattr(getattr(item, "callspec", None), "params", {}).get("rdq_plugin")
+
+
+class StopOnCause:
+    """With ``-x``: before the run stops on a failure whose diagnosis names another
+    requirement, that requirement's pending tests (same plugin) run until one fails."""
+
+    def __init__(self) -> None:
+        self.done = False
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if report.failed:
+            item.stash[_FAILED] = True
+        if call.when == "call" and call.excinfo is not None and report.failed:
+            found = find_failure(call.excinfo.value, (CheckFailed, OperationHung))
+            rid = diagnose(symptom_of_exception(found or call.excinfo.value))
+            if rid is not None:
+                item.stash[_DIAGNOSIS] = rid
+        return report
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> Generator[None, object, object]:
+        result = yield
+        session = item.session
+        target = item.stash.get(_DIAGNOSIS, None)
+        if (self.done or not session.shouldfail or target is None
+                or target == _requirement_id(item) or not is_kit_test(item)):
+            return result
+        self.done = True
+        reason = session.shouldfail  # "stopping after 1 failures": the user's -x
+        items = session.items
+        start = items.index(item) + 1 if item in items else len(items)
+        pending = [i for i in items[start:]
+                   if is_kit_test(i) and _requirement_id(i) == target
+                   and _label(i) == _label(item)]
+        for other in pending:
+            other.ihook.pytest_runtest_protocol(item=other, nextitem=None)
+            if other.stash.get(_FAILED, False):
+                break
+        session.shouldfail = reason
+        return result
