@@ -113,7 +113,8 @@ def symptom_of_violation(first: Violation, clause: str, lines: list[str]) -> Sym
 # or "plugin 'label': <operation>(…) … raised Type: message".
 _PLUGIN_LINE = re.compile(r"^plugin '(?:[^'\\]|\\.)*': (?P<body>.*)$", re.M)
 _OPERATION = re.compile(r"^(?P<op>[\w.]+)\(")
-_STORAGE_ERROR = re.compile(r"StorageError\(code='(?P<code>[^']*)', message=(?P<msg>.*?)\)"
+_STORAGE_ERROR = re.compile(r"StorageError\(code=(?:<[\w.]+: )?'(?P<code>[^']*)'>?, "
+                            r"message=(?P<msg>.*?)\)"
                             r"(?: \(C17|;|, whose|$)")
 _RAISED = re.compile(r"\braised (?P<type>[\w.]+): (?P<msg>.*)$")
 

@@ -156,6 +156,20 @@ def _check_mutant(entry: Entry, res: KitResult, label: str) -> None:
         f"{entry.id}: {entry.defect} ({entry.system}) is caught, but not by {missing} "
         f"as declared\n{_summary(res, label)}"
     )
+    # Issue 21: the diagnosis table names a declared requirement first, and every failed
+    # test is inside a cause line.
+    plugin = res.plugin(label)
+    causes = plugin["causes"]
+    failed = sum(t["status"] in ("failed", "error")
+                 for r in plugin["requirements"] for t in r["tests"])
+    assert causes and causes[0]["requirement"] in entry.catches, (
+        f"{entry.id}: {entry.defect}: the first cause names "
+        f"{causes[0]['requirement'] if causes else None}, expected one of {entry.catches}; "
+        f"causes: {[(c['requirement'], c['pointer'], c['kind'], c['failures']) for c in causes]}"
+    )
+    assert sum(c["failures"] for c in causes) == failed == plugin["failures"], (
+        f"{entry.id}: {failed} failed tests, causes cover "
+        f"{sum(c['failures'] for c in causes)}")
 
 
 def _check_correct(entry: Entry, res: KitResult, label: str) -> None:

@@ -1,0 +1,176 @@
+"""Issue 21 §1, §2, §7: every failure has a cause, the requirement of a cause comes from the
+one diagnosis table, requirements failing only by another's cause say so, and the terminal
+never points at a report that was not written. The real kit on zoo mutants:
+tests/mutants/test_causes.py."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from rdq_compliance import Difference
+from rdq_compliance.envelope._diagnosis import (
+    DEFECT_RULES,
+    TRIGGERS,
+    difference_class,
+    find_rule,
+    triggers_of,
+)
+from rdq_compliance.reporting import TestResult, TestStatus, render_markdown, terminal_lines
+from rdq_compliance.reporting._causes import Symptom, group_causes, mask
+from rdq_compliance.testing._symptoms import symptom_of, symptom_of_failure
+
+from ._synth import meta, passing, report_for, validate_schema
+
+T = datetime(2026, 7, 20, 14, 3, 22, 117_000, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("pointer", "expected", "actual", "kind", "requirement", "clauses"), [
+    # the issue's examples
+    ("/attempts/0/error/x_1", {"a": 1}, None, "missing", "RDQ-UF-003", ("C10",)),
+    ("/attempts/0/error/detail", {"k": 1}, None, "type", "RDQ-UF-006", ("C10",)),
+    ("/x_top", "v", None, "missing", "RDQ-UF-001", ("C10",)),
+    ("/attempts/0/x_a", 1, None, "missing", "RDQ-UF-002", ("C10",)),
+    ("/handler_version", "", None, "changed", "RDQ-RT-010", ("C9",)),
+    ("/attempts/0/error/detail", {}, None, "type", "RDQ-RT-010", ("C9",)),
+    ("/created_at", T, T.replace(microsecond=0), "changed", "RDQ-RT-007", ("C3",)),
+    ("/x_top/n", 2**60, 2**60 + 1, "changed", "RDQ-UF-005", ("C5",)),
+    ("/attempts/0/error/message", "a\x00b", "ab", "changed", "RDQ-RT-006", ("C4",)),
+    ("/headers/Key", "1", None, "missing", "RDQ-RT-009", ("C8", "C4")),
+    ("/headers/old", None, "1", "unexpected", "RDQ-ST-001", ("C13",)),
+    ("/payload", b"\xff", b"\xef\xbf\xbd", "changed", "RDQ-RT-008", ("C7",)),
+])
+def test_the_table_names_the_requirement_by_the_defect(pointer, expected, actual, kind,
+                                                       requirement, clauses):
+    d = Difference(pointer, kind, expected, actual, f"{kind}: x")
+    s = symptom_of(d, "", [])
+    rule = find_rule(s.pattern, s.difference)
+    assert rule is not None and (rule.requirement, rule.clauses) == (requirement, clauses)
+
+
+def test_the_table_is_data_with_known_vocabulary():
+    from rdq_compliance._requirements import get_requirement
+    from rdq_compliance.envelope._diagnosis import DIFFERENCES
+
+    for rule in DEFECT_RULES:
+        get_requirement(rule.requirement)  # every id exists
+        classes = rule.difference.lstrip("~").split("|")
+        assert rule.difference == "*" or set(classes) <= set(DIFFERENCES), rule
+        assert rule.trigger == "*" or rule.trigger in TRIGGERS, rule
+
+
+def test_triggers_of_an_envelope():
+    doc = {"envelope_version": 1, "payload": "/w==", "headers": {"": "x" * 300},
+           "attempts": [], "x": ["a\x00", "\U0001F600", {"a.b": 2**60}]}
+    assert triggers_of(doc) == {"nul", "astral", "dotted-key", "big-int", "non-utf8-payload",
+                                "empty-key", "long-header"}
+    assert triggers_of({"payload": "", "attempts": [{}] * 11}) == {"empty-payload",
+                                                                    "many-attempts"}
+    assert triggers_of("not json") == frozenset()
+
+
+def test_mask_hides_ids_numbers_namespaces_and_quoted_values():
+    a = mask("read('01ARZ3NDEKTSV4RRFFQ69G5FAV') in t1a2b3c4d0w1f failed after 12 ms: 'x'")
+    b = mask("read('01BX5ZZKBKACTAV9WEVGEMMVRZ') in t9f8e7d6cw2a failed after 7 ms: 'yz'")
+    assert a == b and "12" not in a
+
+
+_REFUSED = ("RDQ-RT-004 [MUST; C3] t\nplugin 'p': write(envelope id='{id}') in namespace "
+            "'t1234abcd0w{n}' refused a valid envelope within the limits with "
+            "StorageError(code=<ErrorCode.INTERNAL: 'INTERNAL'>, message='unsupported Unicode "
+            "escape sequence at {n}') (C17: a valid envelope within the limits must never be "
+            "rejected)")
+
+
+def test_refusals_group_by_code_and_masked_message_and_name_their_trigger():
+    """A refusal-only plugin (U+0000 refused): one cause, its trigger, RDQ-RT-006."""
+    failures = []
+    for n, (rid, extra) in enumerate([("RDQ-RT-004", {"x": "\U0001F600"}),
+                                      ("RDQ-UF-001", {"y": 1}), ("RDQ-GOLD-001", {})]):
+        doc = {"payload": "", "m": "a\x00", **extra}
+        msg = _REFUSED.format(id=f"{n:026d}", n=n)
+        failures.append((f"t{n}", rid, symptom_of_failure(msg, [doc])))
+    (cause,) = group_causes(failures)
+    assert cause["requirement"] == "RDQ-RT-006" and cause["clause"] == "C4"
+    assert cause["trigger"] == TRIGGERS["nul"]  # shared by all three; empty payload too,
+    assert "INTERNAL" in cause["kind"] and cause["failures"] == 3  # but U+0000 comes first
+    assert cause["signature"].startswith("c") and len(cause["signature"]) == 13
+
+
+def test_exceptions_group_by_type_and_masked_message():
+    msgs = [f"RDQ-RT-008 [MUST; C7] t\nplugin 'p': write(envelope id='{n:026d}') in namespace "
+            f"'t1234abcd0w{n}' raised DataError: invalid byte sequence for encoding \"UTF8\": "
+            f"0x{n + 0xf0:02x}" for n in range(3)]
+    failures = [(f"t{n}", "RDQ-GOLD-001", symptom_of_failure(m, [{"payload": "/w=="}]))
+                for n, m in enumerate(msgs)]
+    (cause,) = group_causes(failures)
+    assert cause["requirement"] == "RDQ-RT-008"
+    assert cause["kind"].startswith("write raised DataError: invalid byte sequence")
+
+
+def _report_with(messages: dict[str, list[str]]) -> dict:
+    """Every requirement passing but those in ``messages``: one failed test per message."""
+    tests = [t for t in passing() if t.requirement not in messages]
+    for rid, ms in messages.items():
+        tests += [TestResult(f"suites/test_x.py::test_{rid}_{n}[mem]", rid, "mem",
+                             TestStatus.FAILED, m, 0.01) for n, m in enumerate(ms)]
+    return report_for([meta()], tests)
+
+
+def test_every_failure_is_in_a_cause_and_explained_requirements_say_so():
+    boom = "plugin 'mem': read('{0}') raised KeyError: 'attempts {0}'"
+    report = _report_with({"RDQ-RT-005": [boom.format(1), boom.format(2)],
+                           "RDQ-GOLD-001": [boom.format(3)],
+                           "RDQ-ST-004": ["plugin 'mem': namespace 'tab12cd34w1' still holds"
+                                          " the envelope after the drop"]})
+    validate_schema(report)
+    p = report["plugins"][0]
+    assert p["failures"] == 4 == sum(c["failures"] for c in p["causes"])
+    by_id = {r["id"]: r for r in p["requirements"]}
+    assert p["causes"][0]["requirement"] == "RDQ-RT-005"
+    assert by_id["RDQ-GOLD-001"]["explained_by"] == 1  # only by the cause naming RT-005
+    assert by_id["RDQ-RT-005"]["explained_by"] is None
+    assert by_id["RDQ-ST-004"]["explained_by"] is None  # a cause of its own
+    lines = terminal_lines(report)
+    assert "  2 causes explain 4 failures:" in lines
+    gold = next(ln for ln in lines if ln.startswith("  FAILED RDQ-GOLD-001"))
+    assert gold.endswith("\u2014 explained by cause 1")
+    assert "explained by cause" not in next(ln for ln in lines
+                                            if ln.startswith("  FAILED RDQ-RT-005"))
+    assert "explained by cause 1" in render_markdown(report)
+
+
+def test_the_terminal_points_at_the_report_only_when_it_was_written():
+    messages = {rid: [f"plugin 'mem': check {n} of {rid} failed differently: {'x' * n}"]
+                for n, rid in enumerate(["RDQ-RT-005", "RDQ-RT-006", "RDQ-RT-007",
+                                         "RDQ-RT-008", "RDQ-RT-009", "RDQ-RT-010",
+                                         "RDQ-UF-001"])}
+    report = _report_with(messages)
+    assert len(report["plugins"][0]["causes"]) == 7
+    without = "\n".join(terminal_lines(report))
+    assert "... and 2 more causes of 2 failures (run with --rdq-report=FILE" in without
+    assert "see \"causes\"" not in without
+    written = "\n".join(terminal_lines(report, report_path="out/r.json"))
+    assert "(see \"causes\" in out/r.json)" in written
+
+
+def test_headline_says_how_many_failures_no_cause_explains():
+    from rdq_compliance.reporting._causes import causes_headline
+
+    causes = [{"failures": 30}, {"failures": 4}]
+    assert causes_headline(causes, 34) == "2 causes explain 34 failures"
+    assert causes_headline(causes, 40) == "2 causes explain 34 of 40 failures (6 without a cause)"
+
+
+def test_old_symptoms_without_the_new_fields_still_load():
+    s = Symptom.from_json('{"pointer": "/a", "pattern": "/*", "kind": "k", "clause": "C10", '
+                          '"summary": "s", "diff": "d"}')
+    assert s is not None and s.difference == "" and s.triggers == ""
+    assert Symptom.from_json('{"pointer": "/a"}') is None
+
+
+def test_difference_classes():
+    assert difference_class(Difference("/p", "length", [1, 2], [1], "n")) == "missing"
+    assert difference_class(Difference("/p", "type", "", None, "n")) == "empty-null"
+    assert difference_class(Difference("/p", "changed", 1, 2, "integer changed")) == "number"
