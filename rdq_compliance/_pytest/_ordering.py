@@ -12,6 +12,8 @@ fail every round trip, the first belonging to RDQ-RT-004, the second to RDQ-RT-0
 So with ``-x`` (:class:`StopOnCause`), a failure whose diagnosis names another
 requirement runs that requirement's pending tests before the run stops: the run stops
 on the requirement of the defect, and the first failure reads "explained by cause 1".
+A refused envelope that held several triggers names several candidates; their tests
+run in turn until one fails.
 """
 
 from __future__ import annotations
@@ -118,7 +120,7 @@ def longest_first(items: list[pytest.Item]) -> None:
     )
 
 
-_DIAGNOSIS = pytest.StashKey[str]()
+_DIAGNOSIS = pytest.StashKey[list[str]]()
 _FAILED = pytest.StashKey[bool]()
 
 
@@ -142,9 +144,8 @@ class StopOnCause:
             item.stash[_FAILED] = True
         if call.when == "call" and call.excinfo is not None and report.failed:
             found = find_failure(call.excinfo.value, (CheckFailed, OperationHung))
-            rid = diagnose(symptom_of_exception(found or call.excinfo.value))
-            if rid is not None:
-                item.stash[_DIAGNOSIS] = rid
+            item.stash[_DIAGNOSIS] = diagnose(
+                symptom_of_exception(found or call.excinfo.value))
         return report
 
     @pytest.hookimpl(wrapper=True)
@@ -153,20 +154,29 @@ class StopOnCause:
     ) -> Generator[None, object, object]:
         result = yield
         session = item.session
-        target = item.stash.get(_DIAGNOSIS, None)
-        if (self.done or not session.shouldfail or target is None
-                or target == _requirement_id(item) or not is_kit_test(item)):
+        targets = item.stash.get(_DIAGNOSIS, [])
+        if (self.done or not session.shouldfail or not targets
+                or _requirement_id(item) in targets or not is_kit_test(item)):
             return result
         self.done = True
         reason = session.shouldfail  # "stopping after 1 failures": the user's -x
         items = session.items
         start = items.index(item) + 1 if item in items else len(items)
-        pending = [i for i in items[start:]
-                   if is_kit_test(i) and _requirement_id(i) == target
-                   and _label(i) == _label(item)]
-        for other in pending:
-            other.ihook.pytest_runtest_protocol(item=other, nextitem=None)
-            if other.stash.get(_FAILED, False):
+        # Several candidates (a refused envelope held several triggers): the first whose
+        # tests fail is the one (the others' tests pass: their values were not the cause).
+        for target in targets:
+            pending = [i for i in items[start:]
+                       if is_kit_test(i) and _requirement_id(i) == target
+                       and _label(i) == _label(item)]
+            if self._run_until_failure(pending):
                 break
         session.shouldfail = reason
         return result
+
+    @staticmethod
+    def _run_until_failure(pending: list[pytest.Item]) -> bool:
+        for other in pending:
+            other.ihook.pytest_runtest_protocol(item=other, nextitem=None)
+            if other.stash.get(_FAILED, False):
+                return True
+        return False

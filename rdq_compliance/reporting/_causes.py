@@ -155,12 +155,21 @@ def _shared_triggers(members: Sequence[Symptom]) -> list[str]:
     return [t for t in TRIGGERS if t in common]
 
 
-def diagnose(symptom: Symptom) -> str | None:
-    """The requirement the table gives one symptom, or None when no row names it."""
+def diagnose(symptom: Symptom) -> list[str]:
+    """The requirements the table may give one symptom, most likely first: for a refusal
+    or an exception whose envelope held several triggers (U+0000 and a non-UTF-8 payload),
+    one per trigger, since one envelope cannot tell which of them the store refused;
+    empty when no row names it."""
     if not symptom.difference:
-        return None
-    rule = find_rule(symptom.pattern, symptom.difference, symptom.triggers.split())
-    return None if rule is None else rule.requirement
+        return []
+    triggers = [t for t in TRIGGERS if t in symptom.triggers.split()]
+    found: list[str] = []
+    subsets: list[list[str]] = [triggers, *([t] for t in triggers)]
+    for subset in subsets:
+        rule = find_rule(symptom.pattern, symptom.difference, subset)
+        if rule is not None and rule.requirement not in found:
+            found.append(rule.requirement)
+    return found
 
 
 def cause_signature(cause: Mapping[str, Any]) -> str:
