@@ -43,7 +43,11 @@ def terminal_lines(report: Mapping[str, Any], *, report_path: str | None = None)
             c = suites.setdefault(r["suite"], Counter())
             for t in r["tests"]:
                 # A test that does not apply is no skip: it never makes the verdict incomplete.
-                c["not applicable" if t.get("not_applicable") else t["status"]] += 1
+                # Counted as the report counts it: a requirement gated on a capability the
+                # plugin does not declare is not applicable, its tests too (issue 21 §7).
+                na = t.get("not_applicable") or (
+                    r["status"] == "not-applicable" and t["status"] == "skipped")
+                c["not applicable" if na else t["status"]] += 1
         width = max((len(name) for name in suites), default=0)
         for name, c in suites.items():
             counts = ", ".join(f"{c[k]} {k}" for k in ("passed", "failed", "skipped", "error"))

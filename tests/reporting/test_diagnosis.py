@@ -174,3 +174,21 @@ def test_difference_classes():
     assert difference_class(Difference("/p", "length", [1, 2], [1], "n")) == "missing"
     assert difference_class(Difference("/p", "type", "", None, "n")) == "empty-null"
     assert difference_class(Difference("/p", "changed", 1, 2, "integer changed")) == "number"
+
+
+def test_not_applicable_is_counted_as_the_report_counts_it():
+    """Issue 21 §7: a requirement gated on a capability the plugin does not declare is
+    not-applicable in the report; the terminal's suite lines count its tests the same way,
+    not as skips."""
+    from ._synth import GATED
+
+    report = report_for([meta()], passing())
+    p = report["plugins"][0]
+    na = [r for r in p["requirements"] if r["status"] == "not-applicable"]
+    assert na and {r["id"] for r in na} == {r.id for r in GATED}
+    lines = terminal_lines(report)
+    suites = {r["suite"] for r in na}
+    for suite in suites:
+        n = sum(len(r["tests"]) for r in na if r["suite"] == suite)
+        line = next(ln for ln in lines if ln.strip().startswith(suite + " "))
+        assert line.endswith(f"0 skipped, 0 error, {n} not applicable"), line
