@@ -254,12 +254,12 @@ def difference_class(d: Difference) -> str:
     e, a = d.expected, d.actual
     if isinstance(e, datetime) or isinstance(a, datetime) or d.note.startswith("timestamp"):
         return "instant"
-    if _null_against_empty(e, a):
-        return "empty-null"
-    if d.kind in ("missing", "unexpected"):
+    if d.kind in ("missing", "unexpected"):  # an absent key is no null (C10, not C9)
         return d.kind
     if d.kind == "length":
         return "missing" if d.expected > d.actual else "unexpected"
+    if _null_against_empty(e, a):
+        return "empty-null"
     if _is_number(e) and (_is_number(a) or d.note.startswith("integer")):
         return "number"
     if isinstance(e, str) and isinstance(a, str):

@@ -351,7 +351,7 @@ def test_roundtrip(rdq):
     bad.assert_outcomes(failed=1)
     out = bad.stdout.str()
     assert "/deep" + "/0" * (levels - 1) in out and "RecursionError" not in out
-    assert "array length changed" in out and "[C10 C5]" in out
+    assert "array length changed" in out and "[C10]" in out
 
 
 def test_stdio_bridge_messages_at_depth() -> None:

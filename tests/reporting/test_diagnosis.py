@@ -192,3 +192,38 @@ def test_not_applicable_is_counted_as_the_report_counts_it():
         n = sum(len(r["tests"]) for r in na if r["suite"] == suite)
         line = next(ln for ln in lines if ln.strip().startswith(suite + " "))
         assert line.endswith(f"0 skipped, 0 error, {n} not applicable"), line
+
+
+def test_an_ignored_rewrite_is_told_from_a_lossy_store():
+    """RDQ-ST-001 (C13): reading back the version written before the rewrite is a rewrite
+    ignored, unless all the read lacks is what the rewrite added (a store that drops
+    unknown fields reads back the same: that is RDQ-UF-001)."""
+    from dataclasses import replace
+
+    from rdq_compliance.envelope._diff import diff
+    from rdq_compliance.testing import base_envelope
+
+    first = base_envelope(1)
+    second = replace(first, attempt_count=first.attempt_count + 1)
+    d = diff(second, first)[0]
+    s = symptom_of(d, "", [], expected=second, actual=first, earlier=[first])
+    assert (s.difference, find_rule(s.pattern, s.difference).requirement) == (
+        "stale", "RDQ-ST-001")
+    with_unknown = replace(first, extra={"x": 1})
+    d = diff(with_unknown, first)[0]
+    s = symptom_of(d, "", [], expected=with_unknown, actual=first, earlier=[first])
+    assert find_rule(s.pattern, s.difference).requirement == "RDQ-UF-001"
+
+
+def test_reversed_attempts_are_one_reordered_symptom():
+    from dataclasses import replace
+
+    from rdq_compliance.envelope._diff import diff
+    from rdq_compliance.testing import base_envelope, with_attempt
+
+    env = with_attempt(base_envelope(2), attempt_no=5)
+    env = replace(env, attempts=(*env.attempts, replace(env.attempts[0], attempt_no=9)))
+    back = replace(env, attempts=tuple(reversed(env.attempts)))
+    s = symptom_of(diff(env, back)[0], "", [], expected=env, actual=back)
+    assert (s.pattern, s.difference) == ("/attempts", "reordered")
+    assert find_rule(s.pattern, s.difference).requirement == "RDQ-RT-005"
