@@ -10,9 +10,6 @@ for each test from the run's settings and the plugin's runtime.
 
 from __future__ import annotations
 
-import difflib
-import re
-import secrets
 from collections.abc import Generator, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,22 +20,13 @@ import pytest
 from .. import __version__
 from .._corpus import corpus_hash
 from .._requirements import REQUIREMENTS, Requirement, get_requirement
-from ..storage._discovery import (
-    STDIO,
-    DiscoveryError,
-    LoadedPlugin,
-    load_plugin,
-    positive_seconds,
-    resolve_options,
-)
-from ..testing._case import MASKED, Case, CaseError, load_case, replay_command, save_case
+from ..storage._discovery import LoadedPlugin
+from ..testing._case import MASKED, replay_command, save_case
 from ..testing._failures import CheckFailed, OperationHung, find_failure
 from ..testing._handle import KitSettings, Rdq, params_of
 from ..testing._marker import MARKER
-from ..testing._properties import PROFILES
 from ..testing._runtime import PluginRuntime
 from . import _upgrade
-from ._options import option
 from ._ordering import (
     SUITE_MODULE_PREFIX,
     StopOnCause,
@@ -46,6 +34,15 @@ from ._ordering import (
     is_kit_test,
     longest_first,
     specificity,
+)
+from ._settings import (
+    TOKEN_INPUT,
+    as_list,
+    check_selection,
+    guard_timeout,
+    load_plugins,
+    parse_settings,
+    usage,
 )
 from ._state import RUN_KEY, KitRun, PluginUnderTest
 from ._workdir import keep_hypothesis_out
@@ -60,94 +57,6 @@ SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
 SUITE_FILES = tuple(sorted(SUITES_DIR.glob("test_*.py")))
 _RDQ_KEY = pytest.StashKey[Rdq]()
 _NOTES_KEY = "rdq_notes"
-
-
-def _usage(message: str) -> pytest.UsageError:
-    # One line: pytest prints "ERROR: <message>" and exits with status 4.
-    return pytest.UsageError(" ".join(message.split("\n")))
-
-
-def _as_list(value: object) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return value.split()
-    return [str(v) for v in value]  # type: ignore[attr-defined]
-
-
-def _parse_settings(config: pytest.Config) -> KitSettings:
-    labels = list(dict.fromkeys(_as_list(option(config, "rdq_plugins"))))
-    profile = str(option(config, "rdq_profile"))
-    if profile not in PROFILES:
-        raise _usage(
-            f"--rdq-profile={profile!r} is not a profile; expected one of {', '.join(PROFILES)}"
-        )
-    raw_seed = str(option(config, "rdq_seed")).strip()
-    try:
-        seed = int(raw_seed)
-    except ValueError:
-        raise _usage(
-            f"--rdq-seed={raw_seed!r} is not an integer; expected e.g. --rdq-seed=0"
-        ) from None
-    raw_timeout = str(option(config, "rdq_timeout")).strip()
-    timeout = positive_seconds(raw_timeout)
-    if timeout is None:
-        raise _usage(
-            f"--rdq-timeout={raw_timeout!r} is not a positive number of seconds; "
-            "expected e.g. --rdq-timeout=10"
-        )
-    base = config.invocation_params.dir
-    failures_dir = base / str(option(config, "rdq_failures_dir"))
-    replay: Case | None = None
-    replay_file = option(config, "rdq_replay")
-    if replay_file:
-        try:
-            replay = load_case(base / str(replay_file))
-        except CaseError as exc:
-            raise _usage(str(exc)) from None
-        if replay.plugin not in labels:
-            raise _usage(
-                f"--rdq-replay={str(replay_file)!r} was saved for plugin {replay.plugin!r}; "
-                f"run it with --rdq-plugin={replay.plugin}"
-            )
-    token, worker = _run_token(config)
-    return KitSettings(tuple(labels), profile, seed, timeout, failures_dir, replay,
-                       run_token=token, worker=worker)
-
-
-_TOKEN_INPUT = "rdq_run_token"
-
-
-def _run_token(config: pytest.Config) -> tuple[str, str]:
-    """The run's namespace token and this process's xdist worker number.
-
-    Made once per run (on the xdist controller) and handed to the workers in their
-    ``workerinput`` (see :meth:`KitPlugin.pytest_configure_node`): every namespace of
-    one run carries it, whatever the process (issue 12 §4)."""
-    workerinput = getattr(config, "workerinput", None)
-    if isinstance(workerinput, dict) and workerinput.get(_TOKEN_INPUT):
-        worker = str(workerinput.get("workerid", "")).removeprefix("gw")
-        return str(workerinput[_TOKEN_INPUT]), worker if worker.isdigit() else ""
-    return secrets.token_hex(4), ""
-
-
-def _load_plugins(config: pytest.Config, settings: KitSettings) -> list[LoadedPlugin]:
-    testee = option(config, "rdq_testee")
-    try:
-        loaded = [load_plugin(label) for label in settings.labels]
-        resolve_options(
-            loaded,
-            _as_list(option(config, "rdq_options")),
-            testee=None if testee is None else str(testee),
-        )
-    except DiscoveryError as exc:
-        raise _usage(str(exc)) from None
-    for p in loaded:
-        # The bridge enforces its own deadline (and kills a hung testee);
-        # unless told otherwise it uses the kit's.
-        if p.label == "stdio" and "timeout" in p.resolved and "timeout" not in p.explicit:
-            p.resolved["timeout"] = f"{settings.timeout:g}"
-    return loaded
 
 
 def _suites_to_add(config: pytest.Config, settings: KitSettings) -> tuple[Path, ...]:
@@ -167,33 +76,16 @@ def _suites_to_add(config: pytest.Config, settings: KitSettings) -> tuple[Path, 
     return files
 
 
-_ID_LIKE = re.compile(r"rdq-[a-z]+-\d+", re.I)
-
-
-def _check_selection(config: pytest.Config) -> None:
-    """``-k`` naming a requirement id that does not exist selects nothing of it: say so,
-    with the closest ids, instead of a run that silently tests something else."""
-    known = {r.id for r in REQUIREMENTS}
-    expression = str(config.getoption("keyword", "") or "")
-    for found in dict.fromkeys(_ID_LIKE.findall(expression)):
-        if found.upper() in known:
-            continue
-        close = difflib.get_close_matches(found.upper(), sorted(known), n=3, cutoff=0.5)
-        hint = f"; closest: {', '.join(close)}" if close else ""
-        raise _usage(f"-k {expression!r}: {found!r} is no requirement id of this kit{hint} "
-                     "(rdq-compliance requirements lists them all)")
-
-
 def configure(config: pytest.Config) -> None:
     """Validate the options, load the plugins, add the suites, register the kit plugin."""
-    settings = _parse_settings(config)
-    _check_selection(config)
+    settings = parse_settings(config)
+    check_selection(config)
     if settings.replay is not None:
         try:
             get_requirement(settings.replay.requirement)
         except KeyError as exc:
-            raise _usage(f"--rdq-replay: {exc.args[0]}") from None
-    loaded = _load_plugins(config, settings)
+            raise usage(f"--rdq-replay: {exc.args[0]}") from None
+    loaded = load_plugins(config, settings)
     config.add_cleanup(keep_hypothesis_out(config.invocation_params.dir))
     # The kit's failure messages show the envelopes, cut to size; Hypothesis's warning
     # about the repr of a large generated argument tells the user nothing (issue 21 §7).
@@ -213,9 +105,9 @@ def configure(config: pytest.Config) -> None:
         run_token=settings.run_token,
     )
     try:
-        upgrade = _upgrade.configure(config, loaded, lambda p: _guard_timeout(p, settings))
+        upgrade = _upgrade.configure(config, loaded, lambda p: guard_timeout(p, settings))
     except _upgrade.UpgradeError as exc:
-        raise _usage(str(exc)) from None
+        raise usage(str(exc)) from None
     # Registered first, so that its session hooks run after the kit's (pluggy: LIFO).
     config.pluginmanager.register(upgrade, "rdq-upgrade")
     kit = KitPlugin(config, settings, loaded, _suites_to_add(config, settings))
@@ -245,7 +137,7 @@ class KitPlugin:
         self.config = config
         self.settings = settings
         self.suites = suites
-        self.runtimes = {p.label: PluginRuntime(p, _guard_timeout(p, settings)) for p in loaded}
+        self.runtimes = {p.label: PluginRuntime(p, guard_timeout(p, settings)) for p in loaded}
         self.shown: list[tuple[str, str]] = []
         """(title, message) for the terminal summary: why a plugin could not be opened."""
         self.not_opened: dict[str, str] = {}
@@ -309,7 +201,7 @@ class KitPlugin:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         """xdist controller: a worker starts; it names namespaces with this run's token."""
-        node.workerinput[_TOKEN_INPUT] = self.settings.run_token
+        node.workerinput[TOKEN_INPUT] = self.settings.run_token
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: object, error: object) -> None:
@@ -384,7 +276,7 @@ class KitPlugin:
             )
             (keep if match else drop).append(item)
         if not keep:
-            raise _usage(
+            raise usage(
                 f"--rdq-replay={str(case.path)!r}: no kit test {case.test}{case.params or ''} "
                 f"for plugin {case.plugin!r} in kit {__version__}; was it saved by another version?"
             )
@@ -440,8 +332,8 @@ class KitPlugin:
             _shown_path(path, config.invocation_params.dir),
             labels=self.settings.labels,
             declared=[o.name for o in self.runtimes[rdq.label].loaded.options],
-            options=_as_list(config.getoption("rdq_options")),
-            ini_has_options=bool(_as_list(config.getini("rdq_options"))),
+            options=as_list(config.getoption("rdq_options")),
+            ini_has_options=bool(as_list(config.getini("rdq_options"))),
             testee=None if testee is None else str(testee),
             # Only a value the replay would not pick up from the ini file (or the default).
             timeout=None if timeout is None or _same_number(timeout, ini_timeout)
@@ -494,19 +386,6 @@ class KitPlugin:
 
 def _in_xdist_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
-
-
-def _guard_timeout(plugin: LoadedPlugin, settings: KitSettings) -> float:
-    """The deadline of the kit's guard around one call into ``plugin``.
-
-    The stdio bridge enforces its own deadline on the testee and then kills it
-    and reports the fault with the testee's stderr, which is the more useful
-    message; the guard waits a little longer so that the bridge speaks first.
-    """
-    if plugin.label != STDIO:
-        return settings.timeout
-    bridge = positive_seconds(plugin.resolved.get("timeout", "")) or settings.timeout
-    return bridge + max(2.0, bridge / 2)
 
 
 def _same_number(a: object, b: object) -> bool:

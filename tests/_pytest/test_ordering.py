@@ -187,3 +187,16 @@ def test_reordering_properties(spec: list[tuple[str, str | None]]) -> None:
     a, b = results[examples_first], results[longest_first]
     assert {id(i) for i in a} == {id(i) for i in b}
     assert [i.name in kit for i in a] == [i.name in kit for i in b]
+
+
+def test_k_with_an_unknown_requirement_id_lists_the_closest(kit: Any) -> None:
+    """Issue 21 §7: ``-k RDQ-RT-099`` selects nothing of the kit; the run says so (a usage
+    error, exit status 4) and names the closest ids; a known id in any case runs."""
+    result = kit.runpytest("-p", "no:cacheprovider", "--rdq-plugin=fake", "-k", "RDQ-RT-0077")
+    assert result.ret == 4, result.stdout.str()
+    (line,) = [ln for ln in result.stderr.lines if ln.startswith("ERROR:")]
+    assert "'RDQ-RT-0077' is no requirement id of this kit; closest: RDQ-RT-007" in line
+    assert "Traceback" not in result.stderr.str()
+    ok = kit.runpytest("-p", "no:cacheprovider", "--rdq-plugin=fake", "--rdq-profile=quick",
+                       "-k", "rdq-st-002")
+    assert ok.ret in (0, 1) and "no requirement id" not in ok.stderr.str()
