@@ -278,6 +278,21 @@ class TestKnownFailures:
         assert result.ret == 1
         result.stdout.fnmatch_lines([f"NEW failure {UF_MUST} *"])
 
+    def test_a_failure_by_another_cause_is_new(self, kit):
+        """Issue 21 §4: the file lists the requirement for one cause (its signature); the
+        same requirement failing by another cause is a new defect and fails the run."""
+        (kit.path / "known.txt").write_text(f"{UF_MUST} cause=c0123456789ab  # another\n")
+        result, report = run(kit, "lossy", "-k", UF_TEST, "--rdq-known-failures", "known.txt",
+                             "--rdq-allow-incomplete")
+        assert result.ret == 1, result.stdout.str()
+        (cause,) = report["plugins"][0]["causes"]
+        result.stdout.fnmatch_lines([f"NEW failure {UF_MUST} *: it fails by a cause not listed "
+                                     f"in *known.txt (cause={cause['signature']})"])
+        (kit.path / "known.txt").write_text(f"{UF_MUST} cause={cause['signature']}\n")
+        result, _ = run(kit, "lossy", "-k", UF_TEST, "--rdq-known-failures", "known.txt",
+                        "--rdq-allow-incomplete")
+        assert result.ret == 0, result.stdout.str()
+
     def test_stale_entry_fails_the_run(self, kit):
         (kit.path / "known.txt").write_text("# fixed since\nRDQ-GOLD-001\n")
         result, report = run(kit, "good", "-k", "golden", "--rdq-known-failures", "known.txt")
