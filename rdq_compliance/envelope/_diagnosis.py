@@ -118,6 +118,10 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     # semantics last. Which row a defect matches is not row order but the most specific
     # row (see ``find_rule``).
     _r("/**", "instant", "RDQ-RT-007", "C3"),
+    # detail lost (null for what it held) before "" -> null: a store that drops detail
+    # fails RDQ-UF-006 first; one that reads "" as null fails it only on a "" detail,
+    # whose diagnosis (the empty-null row below, more specific) then names RDQ-RT-010.
+    _r("/attempts/*/error/detail/**", _KEPT, "RDQ-UF-006", "C10"),
     _r("/**", "empty-null", "RDQ-RT-010", "C9"),
     _r("/handler_version", "*", "RDQ-RT-010", "C4 C9"),
     _r("/attempts/*/error", "*", "RDQ-RT-010", "C9"),
@@ -135,7 +139,6 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     _r("/headers/**", "missing|text|type|changed|empty-null", "RDQ-RT-009", "C8 C4"),
     _r("/attempts/*/error/*/**", _KEPT, "RDQ-UF-003", "C10"),
     _r("/attempts/*/*/**", _KEPT, "RDQ-UF-002", "C10"),
-    _r("/attempts/*/error/detail/**", _KEPT, "RDQ-UF-006", "C10"),
     _r("/payload_ref/**", _KEPT, "RDQ-UF-004", "C10"),
     _r("/*/**", _KEPT, "RDQ-UF-001", "C10"),
     _r("/**", "number", "RDQ-UF-005", "C5"),
