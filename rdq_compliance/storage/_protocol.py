@@ -41,6 +41,10 @@ class ErrorCode(enum.StrEnum):
     INVALID_ENVELOPE = "INVALID_ENVELOPE"
     NOT_SUPPORTED = "NOT_SUPPORTED"
     INTERNAL = "INTERNAL"
+    UNAVAILABLE = "UNAVAILABLE"
+    """C20: the backing service could not be reached or went away during the call (the
+    operation did not happen, or its outcome is unknown). Not a judgement of the plugin:
+    the kit counts the test as not run (the verdict is at best incomplete)."""
 
 
 class Capability(enum.StrEnum):
@@ -153,7 +157,9 @@ class StorageUnavailable(Exception):
     """The storage behind a plugin cannot be reached (server down, bad DSN).
 
     Raised by ``rdq_storage_open``. The kit turns it into one clear message
-    instead of a failure per test; ``setting`` names the option to change.
+    instead of a failure per test; ``setting`` names the option to change. Once the
+    storage is open, a call that loses its service raises
+    ``StorageError(ErrorCode.UNAVAILABLE, ...)`` instead (C20).
     """
 
     def __init__(self, message: str, *, setting: str | None = None) -> None:

@@ -109,15 +109,18 @@ class TesteeFault(Exception):
     ``"not_protocol"``, ``"invalid_json"``, ``"out_of_turn"``, ``"wrong_seq"``,
     ``"bad_response"``, ``"error_code"``, ``"bad_hello"``, ``"start"``,
     ``"exit_status"``, ``"invalid_envelope"``); ``message`` names it for people;
-    ``stderr_tail`` holds the last lines the testee wrote to its stderr.
+    ``stderr_tail`` holds the last lines the testee wrote to its stderr; ``pid`` the
+    process the fault is about (None when none was running).
     """
 
     __test__ = False  # "Testee*" matches pytest's class pattern wherever it is imported
 
-    def __init__(self, kind: str, message: str, *, stderr_tail: Sequence[str] = ()) -> None:
+    def __init__(self, kind: str, message: str, *, stderr_tail: Sequence[str] = (),
+                 pid: int | None = None) -> None:
         self.kind = kind
         self.message = message
         self.stderr_tail = tuple(stderr_tail)
+        self.pid = pid
         super().__init__(message + _format_tail(self.stderr_tail))
 
 
@@ -603,7 +606,8 @@ class StdioStorage:
             tail = proc.tail()
             if self._proc is proc:
                 self._proc = None
-        return TesteeFault(kind, message, stderr_tail=tail)
+        return TesteeFault(kind, message, stderr_tail=tail,
+                           pid=None if proc is None else proc.popen.pid)
 
     # -- requests --
 
