@@ -362,6 +362,20 @@ def test_c17_error_is_a_storage_error_and_keeps_the_process() -> None:
     assert storage.restarts == 0
 
 
+@pytest.mark.parametrize("op", ["write", "read", "drop"])
+def test_unavailable_is_a_storage_error_and_keeps_the_process(op: str) -> None:
+    """C20: a testee whose service went away answers UNAVAILABLE and keeps running."""
+    storage = start("--error", f"{op}:UNAVAILABLE")
+    adapter = storage.open("ns")
+    call = {"write": lambda: adapter.write(envelope()),
+            "read": lambda: adapter.read(envelope().id),
+            "drop": lambda: storage.drop("ns")}[op]
+    with pytest.raises(StorageError) as info:
+        call()
+    assert info.value.code is ErrorCode.UNAVAILABLE
+    assert storage.restarts == 0
+
+
 def test_error_code_outside_c17_is_a_fault() -> None:
     storage = start("--error", "write:NOT_FOUND")
     with pytest.raises(TesteeFault, match="error code 'NOT_FOUND', which is not a C17 code") as i:
