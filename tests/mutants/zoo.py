@@ -275,17 +275,6 @@ class PostgresJsonbRejectsNul(DocStorage):
         return doc
 
 
-@mutant("unavailable_for_astral", "a driver that maps every error it does not know to "
-        "'connection lost' (here: MySQL utf8mb3 refusing astral characters)",
-        "answers UNAVAILABLE (C20) to envelopes holding astral-plane characters, while "
-        "it answers every other call", R + "006")
-class UnavailableForAstral(DocStorage):
-    def on_write(self, doc: Obj) -> Obj:
-        if any(ord(c) > 0xFFFF for c in json.dumps(doc, ensure_ascii=False)):
-            raise StorageError(ErrorCode.UNAVAILABLE, "Lost connection to server during query")
-        return doc
-
-
 @mutant("char_pad_space", "CHAR(n)/PAD SPACE collations (MySQL, SQL Server, Oracle CHAR)",
         "strips trailing spaces from every string", R + "006")
 class CharPadSpace(DocStorage):
@@ -1506,3 +1495,17 @@ class DropRewritesStore(ConcurrentDoc):
         _round_trip()
         self.disk.clear()  # write the file back
         self.disk.update(kept)
+
+
+# -- outages (C20) ----------------------------------------------------------------------
+
+
+@mutant("unavailable_for_astral", "a driver that maps every error it does not know to "
+        "'connection lost' (here: MySQL utf8mb3 refusing astral characters)",
+        "answers UNAVAILABLE (C20) to envelopes holding astral-plane characters, while "
+        "it answers every other call", R + "006")
+class UnavailableForAstral(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        if any(ord(c) > 0xFFFF for c in json.dumps(doc, ensure_ascii=False)):
+            raise StorageError(ErrorCode.UNAVAILABLE, "Lost connection to server during query")
+        return doc
