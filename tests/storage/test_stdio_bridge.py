@@ -35,6 +35,7 @@ from rdq_compliance.storage._stdio import (
     InvalidTesteeEnvelope,
     StdioStorage,
     TesteeFault,
+    _faults,
     rdq_storage_open,
     rdq_storage_options,
 )
@@ -556,6 +557,6 @@ def test_a_testee_that_does_not_start_shows_its_real_error_line(
 ) -> None:
     """Issue 12 §1: the one message about a testee that does not start quotes the first
     lines of its stderr and the real error line, wherever that is."""
-    text = _stdio._start_excerpt(stderr)
+    text = _faults.start_excerpt(stderr)
     assert text.startswith(f"; its stderr: {stderr[0].strip()} | ")
     assert wanted in text and len(text) < 900
