@@ -105,6 +105,13 @@ class Adapter(Protocol):
     A plugin that declares ``concurrent`` (C18) gets calls on one adapter, and on
     several adapters of one namespace, from several threads at once; one that does
     not is called by one thread at a time.
+
+    A call that cannot reach the backing service, or loses it, raises
+    ``StorageError(ErrorCode.UNAVAILABLE, ...)`` (C20): the kit counts that test as not
+    run. Connect again on the next call, so that the plugin recovers once the service
+    is back. Never answer UNAVAILABLE while the service answers other calls: the kit
+    reads another id through the same adapter and tries the call again, and a second
+    UNAVAILABLE then is a refusal (C17).
     """
 
     def write(self, envelope: Envelope) -> None:
