@@ -11,7 +11,12 @@ answers a read of another id at once, and the call tried again answers
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +30,8 @@ from rdq_compliance.testing._failures import PluginFault
 from rdq_compliance.testing._runtime import CouldNotRun, PluginRuntime
 
 from ._fake_runtime import started_runtime
+
+TESTEE = Path(__file__).resolve().parents[1] / "mutants" / "testee.py"
 
 
 class Adapter:
@@ -263,3 +270,26 @@ def test_no_outage_no_note(pytester: pytest.Pytester) -> None:
     assert result.ret == 0, result.stdout.str()
     assert report["verdict"] == "compliant"
     assert not [n for n in report["notes"] if "C20" in n]
+
+
+def test_a_testee_answering_unavailable_for_a_while_makes_the_run_incomplete(
+    tmp_path: Path,
+) -> None:
+    """The testee protocol's side: ``UNAVAILABLE`` error responses, the testee keeps
+    running (no restart) and answers again afterwards."""
+    command = shlex.join([sys.executable, str(TESTEE), "--defect", "outage"])
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--rdq-plugin=stdio",
+         "--rdq-testee", command, "--rdq-profile=quick", "--rdq-report", "report.json"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "RDQ_STATE_DIR": str(tmp_path)})
+    out = proc.stdout[-4000:]
+    assert proc.returncode == 1, out
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["verdict"] == "incomplete", out
+    plugin = report["plugins"][0]
+    assert not [r["id"] for r in plugin["requirements"] if r["status"] in ("failed", "error")]
+    passed = [t for r in plugin["requirements"] for t in r["tests"] if t["status"] == "passed"]
+    assert len(passed) > 50  # before and after the outage
+    shown = [ln for ln in proc.stdout.splitlines() if "its storage was unavailable (C20)" in ln]
+    assert len(shown) == 1, out
