@@ -169,7 +169,7 @@ class PluginRuntime:
         self._hangs: list[str] = []
         """Every call of the run that outlived the timeout, never reset: a plugin that
         answers a few calls after each restart and then hangs (a leaking pool) still
-        runs out of budget (issue 21 \u00a76)."""
+        runs out of budget (issue 21 §6)."""
         self._hung_testee: int | None = None
         """The pid of the testee whose hang was counted last: requests in flight together
         (C18) that one killed process ends are one hang."""
@@ -410,7 +410,7 @@ class PluginRuntime:
         by_reason: dict[str, list[str]] = {}
         for name, why in self.left_behind.items():
             by_reason.setdefault(why, []).append(repr(name))
-        reasons = "; ".join(f"{', '.join(names)}: {why}" for why, names in by_reason.items())
+        reasons = "; ".join(f"{_some(names)}: {why}" for why, names in by_reason.items())
         many = len(self.left_behind) > 1
         them = "them" if many else "it"
         why = ("its service was unavailable (C20)" if all("C20" in w for w in by_reason)
@@ -487,6 +487,17 @@ class PluginRuntime:
 def _kind(operation: str) -> str:
     """``read('x') in namespace 'n'`` -> ``read``."""
     return operation.split("(", 1)[0].strip()
+
+
+_NAMES_SHOWN = 12
+
+
+def _some(names: list[str]) -> str:
+    """The names, or the first few of many (an outage can leave one per test behind;
+    every name of a run starts with its token, see Rdq.new_name)."""
+    if len(names) <= _NAMES_SHOWN:
+        return ", ".join(names)
+    return f"{', '.join(names[:_NAMES_SHOWN])} and {len(names) - _NAMES_SHOWN} more"
 
 
 def _is_unavailable(exc: BaseException) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -293,3 +294,15 @@ def test_a_testee_answering_unavailable_for_a_while_makes_the_run_incomplete(
     assert len(passed) > 50  # before and after the outage
     shown = [ln for ln in proc.stdout.splitlines() if "its storage was unavailable (C20)" in ln]
     assert len(shown) == 1, out
+
+
+def test_many_namespaces_left_behind_are_counted_not_all_named() -> None:
+    plugin = Plugin()
+    rt = started_runtime(plugin, 5.0)
+    plugin.storage.down = {"drop"}
+    rt.abandon(f"n{i}" for i in range(30))
+    rt.close()
+    note = rt.notes[-1]
+    assert note.startswith("30 namespaces left behind in the store: its service was "
+                           "unavailable (C20)"), note
+    assert len(re.findall(r"'n\d+'", note)) == 12 and " and 18 more: " in note, note
