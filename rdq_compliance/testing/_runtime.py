@@ -26,7 +26,7 @@ one that could not run (:class:`CouldNotRun`, a skip), unless the same adapter
 answers a read of another id at once and the same call, tried again, answers
 ``UNAVAILABLE`` again: the service is up, so that is a refusal (C17, C20), returned
 to the test like any other ``StorageError``. A second try that succeeds is the call's
-answer (write, read, open and drop are idempotent: C13, C14).
+answer (a write replaces, C13, so writing again is harmless).
 """
 
 from __future__ import annotations
