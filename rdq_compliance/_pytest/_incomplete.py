@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..reporting import terminal_safe
+from ..reporting._outage import OUTAGE_REASON, is_outage_skip
 
 __all__ = ["ALLOW_FLAG", "untested", "untested_line"]
 
@@ -29,6 +30,7 @@ def untested(report: Mapping[str, Any]) -> dict[str, dict[str, int]]:
         for r in p["requirements"]:
             if r["level"] == "MUST" and r["status"] in ("skipped", "not-run"):
                 why = r["reason"] or r["status"]
+                why = OUTAGE_REASON if is_outage_skip(why) else why  # one, not one per moment
                 if p["name"] is None and p["unavailable"]:
                     why = p["unavailable"]
                 reasons[why] = reasons.get(why, 0) + 1

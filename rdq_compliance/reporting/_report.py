@@ -25,6 +25,7 @@ from .._requirements import Level
 from ..envelope._deep import SURROGATE as _SURROGATE
 from ._causes import SPEC_URL, causes_of, explained_by, fallback_symptom
 from ._model import RequirementStatus, RunMeta, TestResult
+from ._outage import outage_lines
 from ._verdict import PluginResult, plugin_verdict, worst
 
 __all__ = [
@@ -151,7 +152,7 @@ def build_report(
         "duration_ms": _ms(run.duration),
         "run_token": run.run_token,
         "aborted": run.aborted,
-        "notes": list(run.notes),
+        "notes": [*run.notes, *outage_lines(plugin_docs)],
         "spec": SPEC_URL,
         "plugins": plugin_docs,
         "counts": _counts([r["status"] for p in plugin_docs for r in p["requirements"]]),

@@ -41,6 +41,10 @@ class ErrorCode(enum.StrEnum):
     INVALID_ENVELOPE = "INVALID_ENVELOPE"
     NOT_SUPPORTED = "NOT_SUPPORTED"
     INTERNAL = "INTERNAL"
+    UNAVAILABLE = "UNAVAILABLE"
+    """C20: the backing service could not be reached or went away during the call (the
+    operation did not happen, or its outcome is unknown). Not a judgement of the plugin:
+    the kit counts the test as not run (the verdict is at best incomplete)."""
 
 
 class Capability(enum.StrEnum):
@@ -101,6 +105,13 @@ class Adapter(Protocol):
     A plugin that declares ``concurrent`` (C18) gets calls on one adapter, and on
     several adapters of one namespace, from several threads at once; one that does
     not is called by one thread at a time.
+
+    A call that cannot reach the backing service, or loses it, raises
+    ``StorageError(ErrorCode.UNAVAILABLE, ...)`` (C20): the kit counts that test as not
+    run. Connect again on the next call, so that the plugin recovers once the service
+    is back. Never answer UNAVAILABLE while the service answers other calls: the kit
+    reads another id through the same adapter and tries the call again, and a second
+    UNAVAILABLE then is a refusal (C17).
     """
 
     def write(self, envelope: Envelope) -> None:
@@ -153,7 +164,9 @@ class StorageUnavailable(Exception):
     """The storage behind a plugin cannot be reached (server down, bad DSN).
 
     Raised by ``rdq_storage_open``. The kit turns it into one clear message
-    instead of a failure per test; ``setting`` names the option to change.
+    instead of a failure per test; ``setting`` names the option to change. Once the
+    storage is open, a call that loses its service raises
+    ``StorageError(ErrorCode.UNAVAILABLE, ...)`` instead (C20).
     """
 
     def __init__(self, message: str, *, setting: str | None = None) -> None:

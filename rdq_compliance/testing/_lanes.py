@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from ._failures import CheckFailed, OperationHung
-from ._runtime import PluginRuntime, Runner
+from ._runtime import CouldNotRun, PluginRuntime, Runner
 
 __all__ = ["Lane", "now_ns", "run_lanes"]
 
@@ -82,7 +82,9 @@ def run_lanes(runtime: PluginRuntime, bodies: Sequence[Callable[[Lane], None]]) 
         thread.join()
     found = [e for e in errors if e is not None]
     if found:
-        # A check's own verdict first; a lane stopped by another's hang says less.
-        found.sort(key=lambda e: 0 if isinstance(e, CheckFailed) else
+        # An outage first (what the other lanes saw meanwhile proves nothing, C20); then
+        # a check's own verdict; a lane stopped by another's hang says less.
+        found.sort(key=lambda e: -1 if isinstance(e, CouldNotRun) else
+                   0 if isinstance(e, CheckFailed) else
                    1 if isinstance(e, OperationHung) else 2)
         raise found[0]

@@ -283,8 +283,8 @@ class Namespaces:
         runtime = self.rdq.runtime
         refused: CheckFailed | None = None
         try:
-            if runtime.broken is not None or runtime.storage is None:
-                return  # nothing can be called on an abandoned storage any more
+            if runtime.broken is not None or runtime.storage is None or runtime.unreachable:
+                return  # nothing can be called on an abandoned (or unreachable) storage
             for ns in self.opened:
                 ns.close()
             while self.names:
@@ -296,6 +296,6 @@ class Namespaces:
             if refused is not None:
                 raise refused
         finally:
-            if runtime.broken is not None or runtime.storage is None:
+            if runtime.broken is not None or runtime.storage is None or runtime.unreachable:
                 runtime.abandon(self.names)
                 self.names.clear()

@@ -357,9 +357,9 @@ def test_roundtrip(rdq):
 def test_stdio_bridge_messages_at_depth() -> None:
     """The stdio bridge's message helpers take a deep value from a testee without a
     traceback (its responses themselves go through parse_json)."""
-    from rdq_compliance.storage import _stdio
+    from rdq_compliance.storage._stdio import _faults
 
     deep = nested(5_000)
-    assert _stdio._short(deep) == "[" * 80 + "…"
-    assert json_equal(_stdio._lenient(dumps(deep).encode()), deep)
+    assert _faults.short(deep) == "[" * 80 + "…"
+    assert json_equal(_faults.lenient_json(dumps(deep).encode()), deep)
     assert json_equal(parse_json(deep_text(5_000)), loads(deep_text(5_000)))

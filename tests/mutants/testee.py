@@ -74,6 +74,10 @@ DEFECTS = {
     "crash": "exits with status 3 in the middle of the 5th write",
     "hang": "stops answering at the 5th read",
     "hang_every_read": "never answers a read (a reader deadlocked on a lock)",
+    "hang_after_warmup": "each process answers 6 requests, then never answers a read "
+                         "(a leaking connection pool)",
+    "outage": "answers UNAVAILABLE (C20) to requests 100 to 199 of its process (its "
+              "database went away for a while); not a defect: the run is incomplete",
     "garbage": "prints a line that is not a protocol response at the 5th read",
     "wrong_seq": "answers the 5th read with the wrong seq",
     "extra_line": "answers the 5th write twice",
@@ -220,7 +224,11 @@ class Testee:
                 "envelope_versions": list(SUPPORTED_VERSIONS),
                 "capabilities": caps,
             })
-        if op == "read" and self.defect == "hang_every_read":
+        if self.defect == "outage" and op in ("write", "read", "drop") and (
+                100 <= self.requests < 200):
+            return self.error(seq, "UNAVAILABLE", "connection refused: the database is down")
+        if op == "read" and (self.defect == "hang_every_read" or (
+                self.defect == "hang_after_warmup" and self.requests > 6)):
             return self.fire("hang", seq)
         if op in self.counts:
             self.counts[op] += 1

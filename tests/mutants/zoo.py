@@ -1329,7 +1329,7 @@ class FaultHangOnce(DocStorage):
 
 
 @fault("fault_hang_every_read", "every read blocks forever (a reader deadlocked on a lock)",
-       "hung 3 times in a row in read")
+       "hung 3 times in this run, in read")
 class FaultHangEveryRead(DocStorage):
     def read(self, namespace: str, id: str) -> Any:
         threading.Event().wait()
@@ -1346,7 +1346,9 @@ for _id, _defect, _texts, _timeout in (
     ("crash", "exits with status 3 in the middle of the 5th write", ("exit status 3", "crash"),
      10.0),
     ("hang", "stops answering at the 5th read", ("did not answer", "0.5"), 0.5),
-    ("hang_every_read", "never answers a read", ("hung 3 times in a row in read",), 0.5),
+    ("hang_every_read", "never answers a read", ("hung 3 times in this run, in read",), 0.5),
+    ("hang_after_warmup", "each process answers 6 requests, then never answers a read "
+     "(a leaking connection pool)", ("hung 3 times in this run, in read",), 0.5),
     ("garbage", "prints 'hello world' instead of the 5th read's response",
      ("hello world",), 10.0),
     ("wrong_seq", "answers the 5th read with seq + 1", ("seq",), 10.0),
@@ -1541,3 +1543,17 @@ class DropRewritesStore(ConcurrentDoc):
         _round_trip()
         self.disk.clear()  # write the file back
         self.disk.update(kept)
+
+
+# -- outages (C20) ----------------------------------------------------------------------
+
+
+@mutant("unavailable_for_astral", "a driver that maps every error it does not know to "
+        "'connection lost' (here: MySQL utf8mb3 refusing astral characters)",
+        "answers UNAVAILABLE (C20) to envelopes holding astral-plane characters, while "
+        "it answers every other call", R + "006")
+class UnavailableForAstral(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        if any(ord(c) > 0xFFFF for c in json.dumps(doc, ensure_ascii=False)):
+            raise StorageError(ErrorCode.UNAVAILABLE, "Lost connection to server during query")
+        return doc

@@ -170,3 +170,33 @@ def test_dsn_option_connects(live: Live) -> None:
     dsn = f"mysql://{o['user']}:{o['password']}@{o['host']}:{o['port']}/{o['database']}"
     storage = open_or_skip(rdq_plugin_mariadb, dsn=dsn, host="h3b-unused.invalid")
     storage.close()
+
+
+def test_a_lost_connection_is_unavailable_and_the_next_call_reconnects(live: Live) -> None:
+    """C20: the server closing the pooled connection (as a restart does) makes the call
+    UNAVAILABLE, not INTERNAL; the next call opens a fresh connection and works."""
+    from rdq_compliance import ErrorCode
+
+    from ._harness import Namespaces, assert_same, minimal_envelope
+
+    storage = open_or_skip(rdq_plugin_mariadb)
+    try:
+        spaces = Namespaces("ml")
+        ns = spaces.new()
+        adapter = storage.open(ns)
+        env = minimal_envelope()
+        adapter.write(env)
+        with storage.connection() as conn, conn.cursor() as cur:  # the pool's only one
+            cur.execute("SELECT CONNECTION_ID()")
+            (own,) = cur.fetchone()
+        killer = _raw()
+        with killer.cursor() as cur:
+            cur.execute(f"KILL {int(own)}")  # what a restarting server does to it
+        killer.close()
+        with pytest.raises(StorageError) as info:
+            adapter.read(env.id)
+        assert info.value.code == ErrorCode.UNAVAILABLE, info.value
+        assert_same(env, adapter.read(env.id))
+        storage.drop(ns)
+    finally:
+        storage.close()

@@ -117,3 +117,27 @@ class TestRedis(ServerStorageContract, AdapterOutlivesDrop):
         assert_same(envs[-1], adapter.read(envs[-1].id))
         storage.drop(ns)
         assert leftovers(ns) == []
+
+
+def test_an_unreachable_server_is_unavailable(live: Live) -> None:
+    """C20: a Redis that cannot be reached answers UNAVAILABLE, not INTERNAL (a port
+    nobody listens on stands for a server that went away)."""
+    import socket
+
+    from rdq_compliance import ErrorCode, StorageError
+
+    from ._harness import minimal_envelope
+
+    with socket.socket() as s:  # a port that was free a moment ago
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=1)
+    storage = rdq_plugin_redis.RedisStorage(client, version="0")
+    adapter = storage.open("gone")
+    env = minimal_envelope()
+    for call in (lambda: adapter.write(env), lambda: adapter.read(env.id),
+                 lambda: storage.drop("gone")):
+        with pytest.raises(StorageError) as info:
+            call()
+        assert info.value.code == ErrorCode.UNAVAILABLE, info.value
+    storage.close()

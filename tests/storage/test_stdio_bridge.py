@@ -35,6 +35,7 @@ from rdq_compliance.storage._stdio import (
     InvalidTesteeEnvelope,
     StdioStorage,
     TesteeFault,
+    _faults,
     rdq_storage_open,
     rdq_storage_options,
 )
@@ -362,6 +363,20 @@ def test_c17_error_is_a_storage_error_and_keeps_the_process() -> None:
     assert storage.restarts == 0
 
 
+@pytest.mark.parametrize("op", ["write", "read", "drop"])
+def test_unavailable_is_a_storage_error_and_keeps_the_process(op: str) -> None:
+    """C20: a testee whose service went away answers UNAVAILABLE and keeps running."""
+    storage = start("--error", f"{op}:UNAVAILABLE")
+    adapter = storage.open("ns")
+    call = {"write": lambda: adapter.write(envelope()),
+            "read": lambda: adapter.read(envelope().id),
+            "drop": lambda: storage.drop("ns")}[op]
+    with pytest.raises(StorageError) as info:
+        call()
+    assert info.value.code is ErrorCode.UNAVAILABLE
+    assert storage.restarts == 0
+
+
 def test_error_code_outside_c17_is_a_fault() -> None:
     storage = start("--error", "write:NOT_FOUND")
     with pytest.raises(TesteeFault, match="error code 'NOT_FOUND', which is not a C17 code") as i:
@@ -542,6 +557,6 @@ def test_a_testee_that_does_not_start_shows_its_real_error_line(
 ) -> None:
     """Issue 12 §1: the one message about a testee that does not start quotes the first
     lines of its stderr and the real error line, wherever that is."""
-    text = _stdio._start_excerpt(stderr)
+    text = _faults.start_excerpt(stderr)
     assert text.startswith(f"; its stderr: {stderr[0].strip()} | ")
     assert wanted in text and len(text) < 900

@@ -17,11 +17,10 @@ from pathlib import Path
 import pytest
 
 from rdq_compliance import Envelope, Status
-from rdq_compliance.storage import _stdio
-from rdq_compliance.storage._stdio import StdioAdapter, rdq_storage_open, vouched_for
+from rdq_compliance.storage._stdio import StdioAdapter, _vouch, rdq_storage_open, vouched_for
 
 FAKE = Path(__file__).parent / "testees" / "good.py"
-WINDOW = _stdio._VOUCHED_KEEP
+WINDOW = _vouch.VOUCHED_KEEP
 
 
 def envelope(n: int = 0) -> Envelope:

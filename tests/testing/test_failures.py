@@ -16,7 +16,7 @@ from rdq_compliance.testing._failures import (
 def test_the_c17_codes_are_the_error_codes_in_spec_order() -> None:
     assert {code.value for code in ErrorCode} == C17_CODES
     assert C17_TEXT == ("one of the C17 codes (UNSUPPORTED_ENVELOPE_VERSION, PAYLOAD_TOO_LARGE, "
-                        "INVALID_ENVELOPE, NOT_SUPPORTED, INTERNAL)")
+                        "INVALID_ENVELOPE, NOT_SUPPORTED, INTERNAL, UNAVAILABLE)")
     assert is_c17("INTERNAL") and is_c17(ErrorCode.NOT_SUPPORTED)
     assert not is_c17("DISK_FULL") and not is_c17(None)
 

@@ -6,6 +6,11 @@ connection of its own from the pool. A write is one READ COMMITTED InnoDB transa
 still pick it as a deadlock victim); a read is one ``START TRANSACTION WITH CONSISTENT
 SNAPSHOT, READ ONLY``, so its three SELECTs see the whole envelope before a concurrent
 write or the whole one after.
+
+Outages (C20): a call that cannot reach the server or loses its connection (PyMySQL
+errors 2003, 2006, 2013, a server shutting down, no connection slot free) raises
+``StorageError(UNAVAILABLE)`` and forgets the pooled connections (a restarted server
+dropped them all); the next call connects again, so the plugin recovers by itself.
 """
 
 from __future__ import annotations
@@ -50,6 +55,28 @@ CONNECT_TIMEOUT_S = 3
 # Ask for 4 MiB (MySQL's long-time default; MariaDB's is 16 MiB).
 REQUIRED_PACKET = 4 * MAX_ENVELOPE_BYTES
 _NO_SUCH_TABLE = 1146  # ER_NO_SUCH_TABLE
+_UNAVAILABLE_ERRORS = frozenset({
+    1040,  # ER_CON_COUNT_ERROR: too many connections
+    1053,  # ER_SERVER_SHUTDOWN
+    1927,  # ER_CONNECTION_KILLED (MariaDB)
+    2003,  # CR_CONN_HOST_ERROR: cannot connect
+    2006,  # CR_SERVER_GONE_ERROR
+    2013,  # CR_SERVER_LOST: lost connection during query
+    2055,  # CR_SERVER_LOST_EXTENDED
+})
+"""Error numbers that say the service is not there (C20), not that it refused a statement."""
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """True when ``exc`` says the server could not be reached or went away (C20)."""
+    if isinstance(exc, pymysql.err.InterfaceError):
+        return True  # a connection PyMySQL already knows is closed
+    code = exc.args[0] if isinstance(exc, pymysql.err.MySQLError) and exc.args else None
+    return isinstance(exc, pymysql.err.OperationalError) and code in _UNAVAILABLE_ERRORS
+
+
+def error_code(exc: BaseException) -> ErrorCode:
+    return ErrorCode.UNAVAILABLE if connection_lost(exc) else ErrorCode.INTERNAL
 
 # A utf8mb4 MEDIUMTEXT holds 16 MiB: any string of a 1 MiB envelope. TEXT (65,535
 # bytes) would be one byte short of a full 64 KiB stack (C1). The id uses
@@ -258,14 +285,18 @@ class MariaDBStorage:
                                    "time)")
             try:
                 conn = connect(self._options)
-            except StorageUnavailable as exc:
-                raise StorageError(ErrorCode.INTERNAL, exc.message) from exc
+            except StorageUnavailable as exc:  # the server is down or refuses us (C20)
+                raise StorageError(ErrorCode.UNAVAILABLE, exc.message) from exc
             with self._lock:
                 self._open.append(conn)
         healthy = False
         try:
             yield conn
             healthy = True
+        except BaseException as exc:
+            if connection_lost(exc):
+                self._forget_idle()  # the others are as dead as this one
+            raise
         finally:
             if healthy or (conn.open and _rolled_back(conn)):
                 with self._lock:
@@ -276,6 +307,15 @@ class MariaDBStorage:
                 with self._lock:
                     self._open.remove(conn)
 
+    def _forget_idle(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+            for conn in idle:
+                self._open.remove(conn)
+        for conn in idle:
+            with suppress(pymysql.err.MySQLError):
+                conn.close()
+
     def open(self, namespace: str) -> MariaDBAdapter:
         # No DDL here: InnoDB spends 20-40 ms per CREATE/DROP TABLE, and many
         # namespaces are opened only to be read. The first write creates the tables.
@@ -285,10 +325,16 @@ class MariaDBStorage:
         t = table_names(namespace)
         # Exactly this namespace's three tables (children first), never a LIKE
         # pattern: rdq_<ns>_anything belongs to someone else (C14).
-        with self.connection() as conn, conn.cursor() as cur:
-            cur.execute(
-                f"DROP TABLE IF EXISTS `{t['attempt']}`, `{t['header']}`, `{t['envelope']}`"
-            )
+        try:
+            with self.connection() as conn, conn.cursor() as cur:
+                cur.execute(
+                    f"DROP TABLE IF EXISTS `{t['attempt']}`, `{t['header']}`, `{t['envelope']}`"
+                )
+        except pymysql.err.MySQLError as exc:
+            if not connection_lost(exc):
+                raise
+            raise StorageError(ErrorCode.UNAVAILABLE,
+                               f"dropping namespace={namespace!r} failed: {exc}") from exc
 
     def close(self) -> None:
         with self._lock:
@@ -350,7 +396,7 @@ class MariaDBAdapter:
         except (pymysql.err.MySQLError, UnicodeEncodeError) as exc:
             code = (ErrorCode.INVALID_ENVELOPE
                     if isinstance(exc, pymysql.err.DataError | UnicodeEncodeError)
-                    else ErrorCode.INTERNAL)
+                    else error_code(exc))
             raise StorageError(
                 code, f"writing envelope id={envelope.id!r} failed: {exc}"
             ) from exc
@@ -415,7 +461,7 @@ class MariaDBAdapter:
             ) from exc
         except pymysql.err.MySQLError as exc:
             raise StorageError(
-                ErrorCode.INTERNAL, f"reading envelope id={id!r} failed: {exc}"
+                error_code(exc), f"reading envelope id={id!r} failed: {exc}"
             ) from exc
         return envelope_from_rows(env_row, headers, attempts)
 

@@ -6,13 +6,20 @@ takes an advisory lock on (schema, id), so two writers of one id queue up instea
 racing on the primary key; a read is one REPEATABLE READ, READ ONLY transaction, so
 its three SELECTs see one snapshot: the whole envelope before a concurrent write or
 the whole envelope after it, never the new row with the old attempts.
+
+Outages (C20): a call that cannot reach the server, or loses its connection, raises
+``StorageError(UNAVAILABLE)``. A pooled connection that the server dropped since its last
+use (a restarted server leaves every one of them dead) is replaced and the call tried
+once more on a fresh one; every call reconnects, so the plugin recovers by itself once the
+server is back. Write, read, open and drop are idempotent, so trying one again is safe.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 import psycopg
 from psycopg import sql
@@ -36,6 +43,14 @@ __all__ = ["DSN_ENV", "PostgresAdapter", "PostgresStorage", "connect", "schema_n
 DSN_ENV = "RDQ_POSTGRES_DSN"
 SUPPORTED_VERSIONS = frozenset({1})
 CONNECT_TIMEOUT_S = 3
+_UNAVAILABLE_STATES = frozenset({
+    "57P01",  # admin_shutdown: the server is shutting down (or the backend was terminated)
+    "57P02",  # crash_shutdown
+    "57P03",  # cannot_connect_now: starting up, shutting down, in recovery
+    "53300",  # too_many_connections: no connection slot free
+})
+"""SQLSTATEs that say the service is not there (C20); class 08 (connection exception) too."""
+_T = TypeVar("_T")
 
 # {s} is the namespace schema. Child rows go with their envelope (ON DELETE
 # CASCADE), so replacing an envelope is one DELETE plus inserts.
@@ -137,12 +152,22 @@ def connect(dsn: str) -> psycopg.Connection[tuple[object, ...]]:
 Conn = psycopg.Connection[tuple[object, ...]]
 
 
+def connection_lost(exc: psycopg.Error, conn: Conn | None) -> bool:
+    """True when ``exc`` says the server went away or cannot be reached (C20), not that it
+    refused the statement: the connection is broken, or the SQLSTATE says so."""
+    if conn is not None and conn.closed:
+        return True
+    state = exc.sqlstate or ""
+    return state.startswith("08") or state in _UNAVAILABLE_STATES
+
+
 class PostgresStorage:
     """A Storage over a pool of autocommit connections (explicit transactions); each call
     borrows one, so adapters on several threads never share a transaction (C18)."""
 
     def __init__(self, conn: Conn, *, version: str, dsn: str | None = None) -> None:
         self._dsn = dsn
+        self._where = _where(dsn) if dsn else "PostgreSQL"
         self._idle: list[Conn] = [conn]
         self._open: list[Conn] = [conn]
         self._lock = threading.Lock()
@@ -158,23 +183,53 @@ class PostgresStorage:
     def info(self) -> StorageInfo:
         return self._info
 
+    def run(self, what: str, fn: Callable[[Conn], _T]) -> _T:
+        """``fn`` on a connection of the pool. A lost connection raises
+        ``StorageError(UNAVAILABLE)`` (C20), after one more try on a fresh connection when
+        the lost one came from the pool (the server dropped it since its last use)."""
+        for attempt in (1, 2):
+            with self.connection() as (conn, pooled):
+                try:
+                    return fn(conn)
+                except psycopg.Error as exc:
+                    if not connection_lost(exc, conn):
+                        raise
+                    self._forget_idle()  # the others are as dead as this one
+                    if pooled and attempt == 1:
+                        continue
+                    raise StorageError(
+                        ErrorCode.UNAVAILABLE,
+                        f"{self._where} went away during {what}: {str(exc).strip()}",
+                    ) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _forget_idle(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+            for conn in idle:
+                self._open.remove(conn)
+        for conn in idle:
+            conn.close()
+
     @contextmanager
-    def connection(self) -> Iterator[Conn]:
-        """A connection of the pool for one call, opened when none is idle."""
+    def connection(self) -> Iterator[tuple[Conn, bool]]:
+        """A connection of the pool for one call (opened when none is idle), and whether
+        it came from the pool."""
         with self._lock:
             conn = self._idle.pop() if self._idle else None
+        pooled = conn is not None
         if conn is None:
             if self._dsn is None:
                 raise StorageError(ErrorCode.INTERNAL, "the connection is in use by another "
                                    "call (this storage was built without a dsn: one at a time)")
             try:
                 conn = connect(self._dsn)
-            except StorageUnavailable as exc:
-                raise StorageError(ErrorCode.INTERNAL, exc.message) from exc
+            except StorageUnavailable as exc:  # the server is down or refuses us (C20)
+                raise StorageError(ErrorCode.UNAVAILABLE, exc.message) from exc
             with self._lock:
                 self._open.append(conn)
         try:
-            yield conn
+            yield conn, pooled
         finally:
             # A connection left inside a transaction (a failure) is not reused.
             if conn.closed or conn.info.transaction_status != TransactionStatus.IDLE:
@@ -187,7 +242,8 @@ class PostgresStorage:
 
     def open(self, namespace: str) -> PostgresAdapter:
         schema = schema_name(namespace)
-        with self.connection() as conn:
+
+        def body(conn: Conn) -> PostgresAdapter:
             row = conn.execute("SELECT to_regclass(%s)", [f"{schema}.attempt"]).fetchone()
             if row is None or row[0] is None:
                 ddl = sql.SQL(_DDL).format(s=sql.Identifier(schema))
@@ -197,13 +253,19 @@ class PostgresStorage:
                     conn.execute(ddl)
             return PostgresAdapter(self, conn, schema)
 
+        return self.run(f"open({namespace!r})", body)
+
     def drop(self, namespace: str) -> None:
         schema = schema_name(namespace)
-        with self.connection() as conn, conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [schema])
-            conn.execute(
-                sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
-            )
+
+        def body(conn: Conn) -> None:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [schema])
+                conn.execute(
+                    sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
+                )
+
+        self.run(f"drop({namespace!r})", body)
 
     def close(self) -> None:
         with self._lock:
@@ -251,13 +313,13 @@ class PostgresAdapter:
                 ErrorCode.INVALID_ENVELOPE,
                 f"envelope id={envelope.id!r} cannot be stored: {exc}",
             ) from exc
-        try:
+
+        def body(conn: Conn) -> None:
             # One transaction, one network round trip: DELETE (cascades to the
             # child rows, C13) and the inserts are pipelined. The advisory lock
             # queues concurrent writers of this id (C18): without it, two DELETEs
             # would both find the old row and both INSERTs would race on the key.
-            with self._storage.connection() as conn, conn.pipeline(), conn.transaction(), \
-                    conn.cursor() as cur:
+            with conn.pipeline(), conn.transaction(), conn.cursor() as cur:
                 cur.execute("SELECT pg_advisory_xact_lock(hashtext(%s), hashtext(%s))",
                             [self._schema, envelope.id])
                 cur.execute(self._delete, [envelope.id])
@@ -266,6 +328,9 @@ class PostgresAdapter:
                     cur.executemany(self._insert_header, header_rows)
                 if attempt_rows:
                     cur.executemany(self._insert_attempt, attempt_rows)
+
+        try:
+            self._storage.run(f"the write of envelope id={envelope.id!r}", body)
         except psycopg.DataError as exc:
             raise StorageError(
                 ErrorCode.INVALID_ENVELOPE,
@@ -279,18 +344,22 @@ class PostgresAdapter:
     def read(self, id: str) -> Envelope | None:
         if "\x00" in id:
             return None  # text cannot hold U+0000, so no stored id has it
-        try:
+        Rows = list[tuple[object, ...]]
+
+        def body(conn: Conn) -> tuple[tuple[object, ...] | None, Rows, Rows]:
             # One snapshot for the three SELECTs (C18): a concurrent write commits
             # wholly before or wholly after it.
-            with self._storage.connection() as conn:
-                with conn.pipeline(), conn.transaction():
-                    conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                    c_env = conn.execute(self._select_envelope, [id])
-                    c_hdr = conn.execute(self._select_headers, [id])
-                    c_att = conn.execute(self._select_attempts, [id])
-                # Fetched before the connection goes back to the pool.
-                env_row = c_env.fetchone()
-                headers, attempts = c_hdr.fetchall(), c_att.fetchall()
+            with conn.pipeline(), conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                c_env = conn.execute(self._select_envelope, [id])
+                c_hdr = conn.execute(self._select_headers, [id])
+                c_att = conn.execute(self._select_attempts, [id])
+            # Fetched before the connection goes back to the pool.
+            return c_env.fetchone(), c_hdr.fetchall(), c_att.fetchall()
+
+        try:
+            env_row, headers, attempts = self._storage.run(
+                f"the read of envelope id={id!r}", body)
             if env_row is None:
                 return None
             return envelope_from_rows(env_row, headers, attempts)

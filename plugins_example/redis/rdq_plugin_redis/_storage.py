@@ -1,4 +1,10 @@
-"""Redis storage: one client (connection pool) per Storage, namespaces as key prefixes."""
+"""Redis storage: one client (connection pool) per Storage, namespaces as key prefixes.
+
+Outages (C20): a call that cannot reach the server or loses its connection
+(``redis.ConnectionError``, ``redis.TimeoutError``, a server still loading its data)
+raises ``StorageError(UNAVAILABLE)``; redis-py's pool connects again on the next call,
+so the plugin recovers by itself once the server is back.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +31,12 @@ URL_ENV = "RDQ_REDIS_URL"
 SUPPORTED_VERSIONS = frozenset({1})
 CONNECT_TIMEOUT_S = 3
 DROP_BATCH = 500
+
+
+def error_code(exc: redis.RedisError) -> ErrorCode:
+    """UNAVAILABLE when the server could not be reached or went away (C20), else INTERNAL."""
+    lost = isinstance(exc, redis.ConnectionError | redis.TimeoutError)
+    return ErrorCode.UNAVAILABLE if lost else ErrorCode.INTERNAL
 
 
 def key_prefix(namespace: str) -> bytes:
@@ -88,7 +100,7 @@ class RedisStorage:
                 self._client.unlink(*batch)
         except redis.RedisError as exc:
             raise StorageError(
-                ErrorCode.INTERNAL, f"dropping namespace={namespace!r} failed: {exc}"
+                error_code(exc), f"dropping namespace={namespace!r} failed: {exc}"
             ) from exc
 
     def close(self) -> None:
@@ -122,7 +134,7 @@ class RedisAdapter:
             pipe.execute()
         except redis.RedisError as exc:
             raise StorageError(
-                ErrorCode.INTERNAL, f"writing envelope id={envelope.id!r} failed: {exc}"
+                error_code(exc), f"writing envelope id={envelope.id!r} failed: {exc}"
             ) from exc
 
     def read(self, id: str) -> Envelope | None:
@@ -134,7 +146,7 @@ class RedisAdapter:
             fields: dict[bytes, bytes] = self._client.hgetall(key)  # type: ignore[assignment]
         except redis.RedisError as exc:
             raise StorageError(
-                ErrorCode.INTERNAL, f"reading envelope id={id!r} failed: {exc}"
+                error_code(exc), f"reading envelope id={id!r} failed: {exc}"
             ) from exc
         return envelope_from_hash(fields) if fields else None
 

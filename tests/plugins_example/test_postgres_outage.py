@@ -1,0 +1,183 @@
+"""A PostgreSQL server that goes away mid-run is an outage, not a defect (C20, issue 21 §5).
+
+Done when: the server stopped for 15 s in the middle of a kit run against the example
+postgres plugin gives the verdict ``incomplete``, exit status 1 and one line saying when
+the service went away and how many tests it cost. The server is a scratch cluster of
+this test's own (initdb + pg_ctl, as user ``postgres``, on a free port 5500-5599): the
+shared server on 5432 is never stopped. Without initdb the test skips, unless
+``RDQ_REQUIRE_SERVICES=1`` (CI) makes that a failure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from rdq_compliance import ErrorCode, StorageError, new_id
+
+from .conftest import unavailable
+
+pytestmark = pytest.mark.xdist_group("scratch-postgres")
+
+OUTAGE_S = 15.0
+STOP_AFTER_TESTS = 60
+"""The server is stopped once this many tests of the kit run have reported."""
+
+
+def _bin(name: str) -> str | None:
+    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return found[-1] if found else shutil.which(name)
+
+
+def _free_port() -> int:
+    for port in range(5500, 5600):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port in 5500-5599")
+
+
+class ScratchPostgres:
+    """A throw-away PostgreSQL cluster run as user postgres."""
+
+    def __init__(self, bindir: str) -> None:
+        self.bindir = bindir
+        self.root = tempfile.mkdtemp(prefix="rdq-scratch-pg-")
+        self.data = os.path.join(self.root, "data")
+        self.port = _free_port()
+        self.dsn = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        self.as_postgres: list[str] = []
+        if os.geteuid() == 0:  # initdb refuses root
+            shutil.chown(self.root, "postgres")
+            self.as_postgres = ["runuser", "-u", "postgres", "--"]
+
+    def _run(self, *argv: str) -> None:
+        subprocess.run([*self.as_postgres, *argv], check=True, capture_output=True,
+                       timeout=120, cwd=self.root)
+
+    def init(self) -> None:
+        self._run(f"{self.bindir}/initdb", "-D", self.data, "-A", "trust", "-U", "postgres",
+                  "--no-sync", "-E", "UTF8")
+
+    def start(self) -> None:
+        opts = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
+                "-c fsync=off -c max_connections=40")
+        self._run(f"{self.bindir}/pg_ctl", "-D", self.data, "-o", opts,
+                  "-l", os.path.join(self.root, "log"), "-w", "start")
+
+    def stop(self) -> None:
+        self._run(f"{self.bindir}/pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop")
+
+    def remove(self) -> None:
+        with contextlib.suppress(subprocess.SubprocessError, OSError):
+            self.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def scratch() -> Iterator[ScratchPostgres]:
+    bindir = os.path.dirname(_bin("initdb") or "")
+    if not bindir or not os.path.exists(f"{bindir}/pg_ctl"):
+        unavailable("initdb/pg_ctl not found (apt-get install postgresql)")
+    pg = ScratchPostgres(bindir)
+    try:
+        pg.init()
+        pg.start()
+        yield pg
+    finally:
+        pg.remove()
+
+
+def test_the_plugin_answers_unavailable_and_recovers(scratch: ScratchPostgres) -> None:
+    import rdq_plugin_postgres
+
+    from ._harness import assert_same, minimal_envelope
+
+    storage = rdq_plugin_postgres.rdq_storage_open({"dsn": scratch.dsn})
+    try:
+        adapter = storage.open("outage_probe")
+        env = minimal_envelope()
+        adapter.write(env)
+        scratch.stop()
+        try:
+            for call in (lambda: adapter.read(env.id), lambda: adapter.write(env),
+                         lambda: storage.drop("outage_probe")):
+                with pytest.raises(StorageError) as info:
+                    call()
+                assert info.value.code == ErrorCode.UNAVAILABLE, info.value
+                assert f"127.0.0.1:{scratch.port}" in info.value.message
+        finally:
+            scratch.start()
+        # The same storage, no reopen: its pool connects again.
+        assert_same(env, adapter.read(env.id))
+        assert adapter.read(new_id()) is None
+        storage.drop("outage_probe")
+    finally:
+        storage.close()
+
+
+def test_a_server_stopped_mid_run_gives_incomplete_and_one_line(
+    scratch: ScratchPostgres, tmp_path: Path,
+) -> None:
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v",
+           "--rdq-plugin=postgres", "--rdq-option", f"dsn={scratch.dsn}",
+           "--rdq-profile=quick", "--rdq-report", "report.json"]
+    start = time.monotonic()
+    lines: list[str] = []
+    stopped = threading.Event()
+    outage: list[float] = []
+
+    def outage_window() -> None:
+        outage.append(time.monotonic() - start)
+        scratch.stop()
+        time.sleep(OUTAGE_S)
+        scratch.start()
+        outage.append(time.monotonic() - start)
+
+    stopper = threading.Thread(target=outage_window)
+    reported = 0
+    with subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line)
+            if re.search(r" (PASSED|FAILED|SKIPPED|ERROR)\b", line):
+                reported += 1
+            if reported >= STOP_AFTER_TESTS and not stopped.is_set():
+                stopped.set()
+                stopper.start()
+        status = proc.wait(timeout=600)
+    elapsed = time.monotonic() - start
+    if stopper.is_alive():
+        stopper.join()
+    out = "".join(lines)
+    tail = out[-6000:]
+    assert stopped.is_set(), f"the run ended before {STOP_AFTER_TESTS} tests: {tail}"
+    assert status == 1, tail
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["verdict"] == "incomplete", tail
+    failed = [r["id"] for p in report["plugins"] for r in p["requirements"]
+              if r["status"] in ("failed", "error")]
+    assert failed == [], tail
+    shown = [ln for ln in out.splitlines() if "its storage was unavailable (C20)" in ln]
+    assert len(shown) == 1, tail
+    assert re.search(r"\d+ tests? could not run", shown[0]), shown
+    print(f"outage from {outage[0]:.1f} s to {outage[-1]:.1f} s of a {elapsed:.1f} s run; "
+          f"exit status {status}; {shown[0]}")
