@@ -186,7 +186,9 @@ class _Guard:
         if signature is None:
             return
         first = self.causes.first(signature)
-        if first is not None and first != self.nodeid:
+        # Only before this search found a cause of its own: a new defect being shrunk
+        # must not be reported as an established one its shrink ran into.
+        if self.signature is None and first is not None and first != self.nodeid:
             raise Unshrunk(
                 exc, f"same cause as {first}: not shrunk again (that test shows the "
                 "minimal example)", dict(self.drawn),

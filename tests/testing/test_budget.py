@@ -225,3 +225,23 @@ def test_an_established_signature_stops_at_the_first_failing_example() -> None:
     test = settings(database=None, derandomize=True)(given(n=st.integers())(own.wrap(check)))
     with pytest.raises(ValueError, match=r"^too big 11\n"):
         test()
+
+
+def test_a_new_cause_found_first_is_not_cut_by_an_established_one() -> None:
+    """A search that first fails with a new signature shrinks it as usual, even when
+    its shrink runs into failures of an established cause."""
+    causes = Established()
+    causes.establish("builtins.ValueError: old #", "t::first")
+    failures: list[str] = []
+
+    def check(n: int) -> None:
+        if n > 1000:
+            failures.append("new" if n % 2 else "old")
+            raise ValueError(f"{failures[-1]} {n}")
+
+    guard = _properties._Guard({}, causes, "t::second")
+    test = settings(database=None, derandomize=True)(given(n=st.integers())(guard.wrap(check)))
+    with pytest.raises(BaseException) as info:
+        test()
+    assert failures[0] == "new" and "old" in failures  # the shrink met the old cause ...
+    assert not isinstance(info.value, Unshrunk)  # ... and was not cut short by it
