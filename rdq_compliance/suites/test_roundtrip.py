@@ -70,7 +70,7 @@ def test_written_envelopes_survive_a_restart(rdq: Rdq) -> None:
     through the fresh storage. It runs before the property, so that ``-x`` stops on a
     store that keeps nothing, or keeps it only in a cache, after one restart rather than
     after a search with a restart per example."""
-    batch = [base_envelope(1), base_envelope(2, status=Status.SUCCEEDED, attempts=())]
+    batch = [base_envelope(1), base_envelope(2)]
     name = rdq.new_name()
     ns = rdq.namespace(name)
     for env in batch:
