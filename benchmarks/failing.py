@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a file: the repository root for tests.mutants
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.run import Run, fmt_s, log, median, run_kit  # noqa: E402
+from benchmarks.run import fmt_s, log, median, run_kit  # noqa: E402
 
 __all__ = ["PAIRS", "first_failing_test", "main", "ratio_rows"]
 
@@ -63,32 +63,35 @@ def first_failing_test(out: str) -> str:
     return re.sub(r"\[tests\.mutants\.zoo:[^\]-]+-?", "[", first).replace("[]", "")
 
 
-def _counts(run: Run) -> str:
-    return run.summary
-
-
 def ratio_rows(pairs: Sequence[tuple[str, str]], repeat: int, profile: str) -> list[str]:
-    """Markdown rows: one per pair, medians of ``repeat`` interleaved runs each."""
-    rows = [f"| failing plugin | compliant twin | runs (failing / compliant) | failing "
-            f"(median) | compliant (median) | ratio | target ≤ {TARGET_RATIO:g}× |",
-            "|---|---|---|---|---|---|---|"]
+    """Markdown rows: one per pair, medians of ``repeat`` interleaved runs each; the ratio
+    of wall times (the target) and of CPU times (steadier on a loaded machine)."""
+    rows = [f"| failing plugin | compliant twin | runs' wall (failing / compliant) | failing "
+            f"(median wall, CPU) | compliant (median wall, CPU) | ratio wall | ratio CPU | "
+            f"target ≤ {TARGET_RATIO:g}× |",
+            "|---|---|---|---|---|---|---|---|"]
     for bad, good in pairs:
         walls: dict[str, list[float]] = {bad: [], good: []}
+        cpus: dict[str, list[float]] = {bad: [], good: []}
         summaries: dict[str, str] = {}
         for i in range(repeat):
             for plugin in (bad, good):
                 log(f"ratio: {_label(plugin)} run {i + 1}/{repeat}")
                 run = run_kit([f"--rdq-plugin={plugin}", "-q", f"--rdq-profile={profile}"])
                 walls[plugin].append(run.wall)
-                summaries[plugin] = _counts(run)
-                log(f"  {run.wall:.1f} s, exit {run.rc}: {summaries[plugin]}")
+                cpus[plugin].append(run.cpu)
+                summaries[plugin] = run.summary
+                log(f"  {run.wall:.1f} s (CPU {run.cpu:.1f} s, load {run.load:.1f}), "
+                    f"exit {run.rc}: {summaries[plugin]}")
         b, g = median(walls[bad]), median(walls[good])
+        bc, gc = median(cpus[bad]), median(cpus[good])
         ratio = b / g
         runs = (", ".join(f"{w:.1f}" for w in walls[bad]) + " / "
                 + ", ".join(f"{w:.1f}" for w in walls[good]))
         ok = "met" if ratio <= TARGET_RATIO else "**missed**"
         rows.append(f"| `{_label(bad)}` ({summaries[bad]}) | `{_label(good)}` | {runs} | "
-                    f"{fmt_s(b)} | {fmt_s(g)} | {ratio:.2f}× | {ok} |")
+                    f"{fmt_s(b)}, {fmt_s(bc)} | {fmt_s(g)}, {fmt_s(gc)} | {ratio:.2f}× | "
+                    f"{bc / gc:.2f}× | {ok} |")
     return rows
 
 

@@ -60,7 +60,7 @@ def test_ratio_rows_interleave_and_divide(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(failing, "run_kit", fake_run)
     rows = failing.ratio_rows([("zoo:bad", "zoo:good")], 3, "ci")
     assert order == ["bad", "good"] * 3
-    assert "| 40.00 s | 20.00 s | 2.00× | met |" in rows[-1]
+    assert "| 40.00 s, 40.00 s | 20.00 s, 20.00 s | 2.00× | 2.00× | met |" in rows[-1]
 
 
 def test_bad_pair_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
