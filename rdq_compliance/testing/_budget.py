@@ -12,9 +12,9 @@ hundreds of plugin calls apiece and shows nothing new. So:
   ``Exception``, ``SystemExit``, ``GeneratorExit`` and pytest's ``Failed`` as failures to
   shrink, everything else ends the run as it is), and the property re-raises the
   original failure, unshrunk, with a note naming the test that established the cause;
-- any shrink stops after :data:`SHRINK_CALLS` calls of the check after its first
-  failure (calls, not seconds: the same seed stops at the same example on every
-  machine), keeping the last failing example with the first failure's signature.
+- any shrink stops after :data:`SHRINK_CALLS` examples after its first failure (a count,
+  not seconds: the same seed stops at the same example on every machine), keeping the
+  last failing example with the first failure's signature.
 
 Nothing is loosened: every failing check still fails its test with its own message,
 symptom and saved case; only the search for a smaller example is cut short.
