@@ -63,6 +63,24 @@ def test_several_envelopes_read_back_by_id(rdq: Rdq) -> None:
     rdq.for_all(write_all_then_read_each, budget="heavy", batch=distinct_envelopes())
 
 
+@requirement("RDQ-RT-003")
+def test_written_envelopes_survive_a_restart(rdq: Rdq) -> None:
+    """RDQ-RT-003 (C15), a fixed example: two plain envelopes (timestamps with
+    milliseconds, one failed attempt) written, the storage restarted once, both read back
+    through the fresh storage. It runs before the property, so that ``-x`` stops on a
+    store that keeps nothing, or keeps it only in a cache, after one restart rather than
+    after a search with a restart per example."""
+    batch = [base_envelope(1), base_envelope(2)]
+    name = rdq.new_name()
+    ns = rdq.namespace(name)
+    for env in batch:
+        ns.write(env)
+    rdq.restart()
+    fresh = rdq.namespace(name)
+    for env in batch:
+        fresh.expect(env.id, env, why="read through a freshly opened storage (C15)")
+
+
 @requirement("RDQ-RT-003", kind="property")
 def test_durable_across_reopen(rdq: Rdq) -> None:
     """RDQ-RT-003 (C15): envelopes written before the storage is closed are read back

@@ -106,6 +106,9 @@ class Rdq:
         """The failing example of a property, state machine or concurrency plan:
         (check name, drawn values) for the saved case that --rdq-replay re-runs. Set by
         ``for_all``; a check that draws its own examples sets it itself."""
+        self.on_check_failed: Callable[[CheckFailed], None] | None = None
+        """Called with each check failure as it is raised; may raise instead (set by
+        ``run_machine``: a cause already established ends the machine's search)."""
         self._namespaces = Namespaces(self)
 
     # -- facts ---------------------------------------------------------------
@@ -187,7 +190,13 @@ class Rdq:
         exc = CheckFailed(self.message(summary, detail, envelopes))
         exc.symptom = symptom
         exc.envelopes = tuple(canonical(e) for e in envelopes)
-        raise exc from None  # the plugin's exception is already in the message
+        if self.on_check_failed is None:
+            raise exc from None  # the plugin's exception is already in the message
+        try:
+            raise exc from None
+        except CheckFailed:
+            self.on_check_failed(exc)
+            raise
 
     def hung(self, exc: OperationHung, envelopes: Collection[Envelope]) -> NoReturn:
         """Re-raise a hang with the message of this test (requirement, plugin)."""

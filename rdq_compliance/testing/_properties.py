@@ -13,7 +13,9 @@ import functools
 import hashlib
 import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
+
+from ._budget import SHRINK_CALLS, Established, Unshrunk, established, failure_signature
 
 if TYPE_CHECKING:
     from hypothesis import settings
@@ -85,7 +87,10 @@ def for_all(
 ) -> None:
     """:meth:`Rdq.for_all`: run ``check`` on examples drawn from ``strategies``, or only on
     the saved example when this test is replayed; the failing example goes to
-    ``rdq.example`` (for the saved case)."""
+    ``rdq.example`` (for the saved case).
+
+    A failure with a signature an earlier test established is not shrunk again, and no
+    shrink runs past ``SHRINK_CALLS`` calls (see ``_budget``)."""
     __tracebackhide__ = True
     from hypothesis import example, given
     from hypothesis import seed as hypothesis_seed
@@ -98,34 +103,140 @@ def for_all(
 
     # The values of the example being run, recorded as they are drawn: the
     # last run before Hypothesis re-raises is the minimal failing example.
-    # (Recording through the strategies, not a wrapper around ``check``,
-    # keeps kit frames out of the failure's traceback.)
+    # (Recording through the strategies keeps the drawing out of the failure's traceback.)
     drawn: dict[str, Any] = {}
     recorded = {
         key: strategy.map(functools.partial(_record, drawn, key))
         for key, strategy in strategies.items()
     }
-    test = given(**recorded)(check)
+    causes = established(rdq.runtime)
+    guarded = check if replaying else _Guard(drawn, causes, rdq.item.nodeid).wrap(check)
+    test = given(**recorded)(guarded)
     if replaying:
         assert case is not None
         test = example(**case.example_kwargs())(test)
     test = hypothesis_settings(rdq.profile, budget, replay=replaying)(test)
     params = json.dumps(rdq.params, sort_keys=True)
     test = hypothesis_seed(derived_seed(rdq.seed, rdq.test_name, params, name))(test)
+    cut: Unshrunk | None = None
     try:
         test()
-    except BaseException:
+    except Unshrunk as stop:
+        cut = stop
+    except BaseException as exc:
         rdq.example = (name, dict(drawn))
+        causes.establish(failure_signature(exc), rdq.item.nodeid)
         raise
+    if cut is not None:
+        # Outside the except block: the failure keeps its own traceback and context.
+        rdq.example = (name, cut.drawn)
+        failure = cut.failure
+        causes.establish(failure_signature(failure), rdq.item.nodeid)  # a budget's cut
+        failure.add_note(cut.note)
+        raise failure
+
+
+class _Guard:
+    """Watches one property's or state machine's failures: counts the examples run after
+    the first failure and cuts the search short (raises :class:`Unshrunk`) as ``_budget``
+    says."""
+
+    def __init__(self, drawn: dict[str, Any], causes: Established, nodeid: str) -> None:
+        self.drawn = drawn
+        self.causes = causes
+        self.nodeid = nodeid
+        self.signature: str | None = None
+        """The first failure's signature (None until the check fails)."""
+        self.calls_since = 0
+        self.last: tuple[BaseException, dict[str, Any]] | None = None
+        """The last failure with the first failure's signature, and its example."""
+
+    def wrap(self, check: Callable[..., None]) -> Callable[..., None]:
+        """``check`` watched: each call is an example, each exception a failure."""
+
+        @functools.wraps(check)
+        def guarded(*args: Any, **kwargs: Any) -> None:
+            __tracebackhide__ = True
+            self.before_example()
+            try:
+                check(*args, **kwargs)
+            except Exception as exc:
+                self.failed(exc)
+                raise
+
+        return guarded
+
+    def before_example(self) -> None:
+        __tracebackhide__ = True
+        if self.last is None:
+            return
+        self.calls_since += 1
+        if self.calls_since > SHRINK_CALLS:
+            failure, drawn = self.last
+            raise Unshrunk(
+                failure,
+                f"(shrinking stopped after {SHRINK_CALLS} examples: the shrink budget; this "
+                "is the smallest failing example found by then)",
+                drawn,
+            ) from None
+
+    def failed(self, exc: BaseException) -> None:
+        __tracebackhide__ = True
+        signature = failure_signature(exc)
+        if signature is None:
+            return
+        first = self.causes.first(signature)
+        # Only before this search found a cause of its own: a new defect being shrunk
+        # must not be reported as an established one its shrink ran into.
+        if self.signature is None and first is not None and first != self.nodeid:
+            raise Unshrunk(
+                exc, f"same cause as {first}: not shrunk again (that test shows the "
+                "minimal example)", dict(self.drawn),
+            ) from None
+        if self.signature is None:
+            self.signature = signature
+        if signature == self.signature:
+            self.last = (exc, dict(self.drawn))
 
 
 def run_machine(rdq: Rdq, machine: type[RuleBasedStateMachine]) -> None:
     """:meth:`Rdq.run_machine`: a state machine under the profile's stateful budget and a
-    seed derived from --rdq-seed."""
+    seed derived from --rdq-seed. Its check failures (``rdq.fail``) are watched as a
+    property's are: a cause already established ends the search at the first failing
+    run, and the shrink budget holds (the machine saves its own failing steps)."""
     __tracebackhide__ = True
     from hypothesis import seed as hypothesis_seed
     from hypothesis.stateful import run_state_machine_as_test
 
+    causes = established(rdq.runtime)
+    guard = _Guard({}, causes, rdq.item.nodeid)
+    replaying = rdq.replay is not None
+
+    def factory() -> RuleBasedStateMachine:
+        guard.before_example()
+        return machine()
+
     params = json.dumps(rdq.params, sort_keys=True)
-    seeded = hypothesis_seed(derived_seed(rdq.seed, rdq.test_name, params, "machine"))(machine)
-    run_state_machine_as_test(seeded, settings=hypothesis_settings(rdq.profile, "stateful"))
+    # "anything which returns an instance of RuleBasedStateMachine" (its docstring); the
+    # annotation says a class.
+    seeded = cast("type[RuleBasedStateMachine]", hypothesis_seed(
+        derived_seed(rdq.seed, rdq.test_name, params, "machine"))(
+        machine if replaying else factory))
+    cut: Unshrunk | None = None
+    if not replaying:
+        rdq.on_check_failed = guard.failed
+    try:
+        run_state_machine_as_test(seeded, settings=hypothesis_settings(rdq.profile, "stateful"))
+    except Unshrunk as stop:
+        cut = stop
+    except BaseException as exc:
+        causes.establish(failure_signature(exc), rdq.item.nodeid)
+        raise
+    finally:
+        rdq.on_check_failed = None
+    if cut is not None:
+        # The steps from this call down to the failed check, as pytest shows them.
+        failure = cut.failure.with_traceback(cut.__traceback__)
+        failure.add_note(cut.note)
+        causes.establish(failure_signature(failure), rdq.item.nodeid)
+        raise failure
