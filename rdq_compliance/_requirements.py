@@ -80,6 +80,10 @@ REQUIREMENTS: tuple[Requirement, ...] = (
        "Headers: the empty key, case-sensitive keys, dotted and rdq. keys, the empty map"),
     _r("RDQ-RT-010", MUST, "roundtrip", ("C9",),
        'null, "", {} and [] stay four different values'),
+    _r("RDQ-RT-011", MUST, "roundtrip", ("C4", "C8", "C2"),
+       "Long values: every free-text field and header key and value at the lengths of "
+       "common column limits (255 to 16,384 bytes, ASCII and multi-byte), and 1,000+ "
+       "headers, round-trip unchanged"),
     # truncation
     _r("RDQ-TR-001", MUST, "truncation", ("C1",),
        "error.message of exactly 4,096 bytes and error.stack of exactly 65,536 bytes "

@@ -38,6 +38,8 @@ from rdq_compliance.envelope._limits import (
     TRUNCATION_MARKER,
 )
 from rdq_compliance.envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
+from rdq_compliance.strategies import _shapes as shapes
+from rdq_compliance.strategies._values import random_text
 
 __all__ = ["dump_fixture", "format_fixture_text", "main"]
 
@@ -280,6 +282,38 @@ def _deep_pointer(where: str, levels: int, shape: str) -> str:
     return f"{base}/x_deep_{levels}/" + "/".join(reversed(tokens)) + "/0"
 
 
+def _long(n: int, field: str, text: str) -> Any:
+    """The base envelope with ``text`` in one free-text ``field`` (C4: no length limit)."""
+    env = _base(n)
+    if field == "header-key":
+        env["headers"][text] = "v"
+    elif field == "header-value":
+        env["headers"]["x-long"] = text
+    elif field == "error-type":
+        env["attempts"][0]["error"]["type"] = text
+    elif field == "unknown":
+        env["x_long"] = text
+    else:
+        env[field] = text
+    return env
+
+
+def _many_headers(n: int, count: int) -> Any:
+    env = _base(n)
+    env["headers"] = {f"x-h{i:05d}": random_text(i, 1, 12) for i in range(count)}
+    return env
+
+
+def _real_shapes(n: int) -> Any:
+    """Long values as production systems give them (strategies/_shapes.py)."""
+    env = _base(n)
+    env["handler_version"] = shapes.HANDLER_VERSIONS[2]
+    env["payload_content_type"] = shapes.CONTENT_TYPES[-1]
+    env["headers"] = dict(shapes.HEADERS)
+    env["attempts"][0]["error"]["type"] = shapes.ERROR_TYPES[1]
+    return env
+
+
 @dataclass(frozen=True)
 class _Generated:
     slug: str
@@ -445,6 +479,62 @@ GENERATED: tuple[_Generated, ...] = (
         ("C5", "C10"),
         lambda: _deep(18, "top", 129, "mixed", leaf=[2**63]),
         ViolationCode.NUMBER_RANGE, _deep_pointer("top", 129, "mixed"),
+    ),
+    # C4 sets no length limit on free text: random (incompressible) text at the column and
+    # index limits of real stores, ASCII and multi-byte (random_text: seed, width, bytes).
+    _Generated(
+        "long-header-key-4096", True,
+        "a header key of 4,096 random ASCII bytes: past PostgreSQL's 2,704-byte b-tree entry "
+        "(a key in an index) and any VARCHAR(255)",
+        ("C4", "C8"),
+        lambda: _long(19, "header-key", random_text(19, 1, 4_096)),
+    ),
+    _Generated(
+        "long-header-value-16384-multibyte", True,
+        "a header value of 16,384 bytes of random 4-byte characters (4,096 code points)",
+        ("C4", "C8"),
+        lambda: _long(20, "header-value", random_text(20, 4, 16_384)),
+    ),
+    _Generated(
+        "long-handler-version-1024", True,
+        "handler_version of 1,024 random ASCII bytes: past VARCHAR(64) and VARCHAR(255)",
+        ("C4",),
+        lambda: _long(21, "handler_version", random_text(21, 1, 1_024)),
+    ),
+    _Generated(
+        "long-content-type-1024-multibyte", True,
+        "payload_content_type of 1,024 bytes of random 3-byte characters (341 code points and "
+        "an ASCII byte): past VARCHAR(100) and VARCHAR(255) counted in bytes",
+        ("C4",),
+        lambda: _long(22, "payload_content_type", random_text(22, 3, 1_024)),
+    ),
+    _Generated(
+        "long-error-type-2048", True,
+        "error.type of 2,048 random ASCII bytes: past VARCHAR(255)",
+        ("C4",),
+        lambda: _long(23, "error-type", random_text(23, 1, 2_048)),
+    ),
+    _Generated(
+        "long-unknown-string-8191", True,
+        "an unknown top-level string field of 8,191 bytes of random 2-byte characters and one "
+        "ASCII byte",
+        ("C4", "C10"),
+        lambda: _long(24, "unknown", random_text(24, 2, 8_191)),
+    ),
+    _Generated(
+        "headers-1000", True,
+        "1,000 headers of 12 random ASCII bytes each: C8 sets no count limit",
+        ("C8", "C2"),
+        lambda: _many_headers(25, 1_000),
+    ),
+    _Generated(
+        "long-values-real-shapes", True,
+        "long values in their real shapes: a bearer JWT, W3C traceparent, tracestate (32 "
+        "members) and baggage, a cookie, an image digest as handler_version, a CloudEvents "
+        "MIME type with parameters (216 bytes), a JVM coroutine lambda class name as "
+        "error.type (265 bytes)",
+        ("C4", "C8"),
+        lambda: _real_shapes(26),
     ),
 )  # fmt: skip
 

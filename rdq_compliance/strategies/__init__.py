@@ -13,8 +13,10 @@ Every generated envelope is valid (``validate(env) == []``), and the
 strategies lean towards the values real stores get wrong: U+0000 and astral
 characters, combining sequences, the empty header key, int64 bounds, -0.0,
 the first and last valid instants, names of exactly 240 characters, texts cut
-at their byte limits (``EPOCH`` and ``LAST_INSTANT`` are the first and last valid
-instants, for fixed examples). Invalid arguments raise
+at their byte limits, texts at the column limits of real stores (``long_texts``;
+``COLUMN_LIMITS``, in bytes), long values in real shapes (bearer JWTs, W3C trace
+context, MIME parameters, JVM/Go type names, image digests) (``EPOCH`` and
+``LAST_INSTANT`` are the first and last valid instants, for fixed examples). Invalid arguments raise
 :class:`hypothesis.errors.InvalidArgument` when the strategy function is called.
 """
 
@@ -25,12 +27,14 @@ from ._envelopes import (
     errors,
 )
 from ._values import (
+    COLUMN_LIMITS,
     EPOCH,
     LAST_INSTANT,
     free_texts,
     header_maps,
     ids,
     json_values,
+    long_texts,
     names,
     payloads,
     timestamps,
@@ -39,6 +43,7 @@ from ._values import (
 )
 
 __all__ = [
+    "COLUMN_LIMITS",
     "EPOCH",
     "LAST_INSTANT",
     "attempts",
@@ -49,6 +54,7 @@ __all__ = [
     "header_maps",
     "ids",
     "json_values",
+    "long_texts",
     "names",
     "payloads",
     "timestamps",

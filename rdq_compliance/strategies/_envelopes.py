@@ -15,8 +15,9 @@ from ..envelope._codec import encode
 from ..envelope._limits import MAX_ENVELOPE_BYTES, MAX_KNOWN_INT, MESSAGE_LIMIT, STACK_LIMIT
 from ..envelope._model import Attempt, Envelope, ErrorInfo, JSONValue, Outcome, Status
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS, format_timestamp
+from . import _shapes as shapes
 from ._args import check_bool, check_collection, check_int, check_range
-from ._extremes import EXTREME_KINDS, pushed
+from ._extremes import EXTREME_KINDS, Plan, plans, pushed
 from ._values import (
     free_texts,
     header_maps,
@@ -37,13 +38,15 @@ _MAX_TEXT = 1024
 _PER_MILLE = st.integers(0, 999)
 _EXTREME_KINDS = st.sampled_from(EXTREME_KINDS)
 
+# Short and long (_shapes: JVM lambda class names, Go generics, MIME parameters).
 _ERROR_TYPES = (
     "java.net.SocketTimeoutException", "java.lang.NullPointerException", "*errors.errorString",
     "*url.Error", "context.deadlineExceededError", "ValueError", LEASE_EXPIRED_TYPE,
+    *shapes.ERROR_TYPES,
 )  # fmt: skip
 _CONTENT_TYPES = (
     "application/json", "application/octet-stream", "text/plain; charset=utf-8",
-    "application/x-protobuf", "",
+    "application/x-protobuf", "", *shapes.CONTENT_TYPES,
 )  # fmt: skip
 
 
@@ -78,7 +81,10 @@ _STATUSES = st.sampled_from(Status)
 _NUMBERING = st.sampled_from(("drawn", "sequential", "redriven"))
 _NAMES = names()
 _HEADERS = header_maps()
-_HANDLER_VERSIONS = st.one_of(st.none(), free_texts(max_size=16))
+# Commit ids, image digests, semver with build metadata: 34 to 115 bytes.
+_HANDLER_VERSIONS = st.one_of(
+    st.none(), free_texts(max_size=16), st.sampled_from(shapes.HANDLER_VERSIONS)
+)
 _CONTENT_TYPE_VALUES = st.one_of(st.sampled_from(_CONTENT_TYPES), free_texts(max_size=24))
 
 
@@ -236,6 +242,8 @@ def _envelopes(
         # is skewed by the constants Hypothesis mixes in; five coins rarely all are.
         kinds = tuple(kind for kind in EXTREME_KINDS if draw(_BOOLEANS))
         kinds = kinds or (draw(_EXTREME_KINDS),)
+    # The other early choices of the pushed kinds (which field is long, how long).
+    plan: Plan | None = draw(plans(kinds)) if kinds else None
     status = draw(_STATUSES)
     history = draw(_histories(min_attempts, max_attempts, unknown_fields))
     # attempt_no: as drawn, 1..n, or restarting at 1 after each redrive (C12).
@@ -269,9 +277,9 @@ def _envelopes(
         attempts=tuple(history),
         extra=draw(_ENVELOPE_EXTRAS if unknown_fields else _NO_EXTRAS),
     )
-    if kinds:
+    if plan is not None:
         item = _attempts(tuple(Outcome), unknown_fields, 4, long_texts=False)
-        envelope = draw(pushed(envelope, item, kinds))
+        envelope = draw(pushed(envelope, item, plan))
     # The bounds make an envelope over C2 all but impossible; this guards the
     # promise that every generated envelope is valid.
     assume(len(encode(envelope).encode("utf-8")) <= MAX_ENVELOPE_BYTES)
@@ -308,7 +316,10 @@ def envelopes(
     more of: a payload of 64 KiB + 1 to 256 KiB, a history of 51 to 64 attempts,
     header and unknown keys that differ only by Unicode normalization (NFC/NFD), a
     compact encoding within 4 KiB of C2's 1 MiB, an unknown field or ``detail``
-    nested 65 to 400 levels deep. Hypothesis reuses earlier examples, so fewer
+    nested 65 to 400 levels deep, a header key or value, ``handler_version``,
+    ``payload_content_type``, ``error.type`` or unknown string field of one of the
+    ``COLUMN_LIMITS`` (255 to 16,384 bytes, see :func:`long_texts`), 1,000 to 2,000
+    headers. Hypothesis reuses earlier examples, so fewer
     draws than the share cross (about half, measured).
     """
     versions = check_collection("envelope_versions", envelope_versions, allow_empty=False)

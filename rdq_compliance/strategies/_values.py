@@ -4,6 +4,8 @@ free text, truncated text, headers, payloads and JSON values."""
 from __future__ import annotations
 
 import functools
+import operator
+import random
 from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -23,6 +25,7 @@ from ..envelope._model import JSONValue
 from ..envelope._truncate import truncate_utf8
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 from ._args import check_collection, check_int, check_range
+from ._shapes import HEADERS
 
 _NAME_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789._-"
 _MARKER_BYTES = len(TRUNCATION_MARKER.encode("utf-8"))
@@ -282,9 +285,90 @@ def truncated_texts(*, limit: int) -> st.SearchStrategy[str]:
     return _truncated(limit)
 
 
+# Column and index limits real stores have, in UTF-8 bytes (C4 sets none): VARCHAR(255)
+# and one past it, a 1 KiB column, PostgreSQL's b-tree entry (2,704 bytes), a 4 KiB
+# key, 8,191 (8 KiB - 1: a page-sized VARCHAR/NVARCHAR) and 16 KiB.
+COLUMN_LIMITS = (255, 256, 1_024, 2_704, 4_096, 8_191, 16_384)
+# Hypothesis caps the text one example draws at about 8 KB of UTF-8 (measured: 8,177
+# ASCII or 2,039 four-byte characters alone), and an envelope draws more than the text:
+# up to this many bytes a long text is st.text; past it, a drawn seed expands it.
+_NATIVE_BYTES = 4_096
+_LONG_MAX_BYTES = 16_384
+# One range per UTF-8 width. Printable ASCII and wide code points at random are
+# incompressible: a store that compresses (PostgreSQL TOAST, InnoDB) cannot hide a
+# limit the way it would for "aaaa...".
+_WIDTH_RANGES = {1: (0x20, 0x7E), 2: (0x80, 0x7FF), 3: (0x800, 0xFFFF), 4: (0x10000, 0x10FFFF)}
+_WIDTH_ALPHABETS = {
+    w: st.characters(min_codepoint=lo, max_codepoint=hi, exclude_categories=["Cs"])
+    for w, (lo, hi) in _WIDTH_RANGES.items()
+}
+WIDTHS = (1, 2, 3, 4)
+_WIDTHS = st.sampled_from(WIDTHS)
+_SEEDS = st.integers(0, 2**32 - 1)
+
+
+@functools.cache
+def _texts_of_width(width: int, size: int) -> st.SearchStrategy[str]:
+    return st.text(_WIDTH_ALPHABETS[width], min_size=size, max_size=size)
+
+
+def random_text(seed: int, width: int, nbytes: int) -> str:
+    """Exactly ``nbytes`` UTF-8 bytes of ``width``-byte characters picked by a seeded
+    PRNG (no surrogates), then ``nbytes % width`` ASCII ones: incompressible text."""
+    rng = random.Random(seed)
+    lo, hi = _WIDTH_RANGES[width]
+    points = rng.choices(range(lo, hi + 1), k=nbytes // width)
+    # A surrogate drawn in the 3-byte range moves 2,048 down, to a 3-byte scalar value.
+    chars = [chr(c - 0x800 if 0xD800 <= c <= 0xDFFF else c) for c in points]
+    chars += [chr(c) for c in rng.choices(range(0x20, 0x7F), k=nbytes % width)]
+    return "".join(chars)
+
+
+@functools.cache
+def exact_byte_texts(nbytes: int, width: int) -> st.SearchStrategy[str]:
+    """Text of exactly ``nbytes`` UTF-8 bytes: ``width``-byte characters, then an ASCII
+    tail (see :func:`long_texts`)."""
+    if nbytes > _NATIVE_BYTES:
+        return _SEEDS.map(functools.partial(_random_text_of, width, nbytes))
+    return st.builds(
+        operator.add, _texts_of_width(width, nbytes // width), _texts_of_width(1, nbytes % width)
+    )
+
+
+def _random_text_of(width: int, nbytes: int, seed: int) -> str:
+    return random_text(seed, width, nbytes)
+
+
+@functools.cache
+def _exact_byte_texts(nbytes: int) -> st.SearchStrategy[str]:
+    return _WIDTHS.flatmap(functools.partial(exact_byte_texts, nbytes))
+
+
+def long_texts(*, sizes: Collection[int] = COLUMN_LIMITS) -> st.SearchStrategy[str]:
+    """Free text (C4) of exactly one of ``sizes`` UTF-8 bytes, by default the column and
+    index limits real stores have: 255, 256, 1,024, 2,704 (PostgreSQL's b-tree entry),
+    4,096, 8,191 and 16,384 bytes. Printable ASCII, or characters of one UTF-8 width
+    (2, 3 or 4 bytes, astral included) with an ASCII tail to the exact byte count,
+    random so that compression cannot hide a limit. Sizes are 1 to 16,384; up to
+    4,096 bytes the text is drawn character by character, above that (more than one
+    Hypothesis example can draw) it is expanded from a drawn seed."""
+    chosen = [
+        check_int("a sizes item", size, min_value=1, max_value=_LONG_MAX_BYTES)
+        for size in check_collection("sizes", sizes, allow_empty=False)
+    ]
+    return _long_texts(tuple(sorted(set(chosen))))
+
+
+@functools.cache
+def _long_texts(sizes: tuple[int, ...]) -> st.SearchStrategy[str]:
+    return st.sampled_from(sizes).flatmap(_exact_byte_texts)
+
+
 def header_maps(*, max_size: int = 6) -> st.SearchStrategy[dict[str, str]]:
     """Header maps (C8): string to string, at most ``max_size`` entries, biased to
-    ``{}``, the empty key, case-distinct keys ("A"/"a"), dotted and ``rdq.`` keys."""
+    ``{}``, the empty key, case-distinct keys ("A"/"a"), dotted and ``rdq.`` keys, and
+    long values in real shapes (a bearer JWT, W3C ``tracestate``/``baggage``, a cookie:
+    0.6 to 1.7 KB)."""
     check_int("max_size", max_size, min_value=0)
     return _header_maps(max_size)
 
@@ -300,7 +384,12 @@ def _header_maps(max_size: int) -> st.SearchStrategy[dict[str, str]]:
                                     "A": upper, "a": lower},
         maps, free_texts(max_size=8), free_texts(max_size=8),
     )  # fmt: skip
-    return st.one_of(st.just({}), maps, case_pair)
+    # Long values as gateways copy them in (a bearer JWT, W3C trace context, cookies).
+    realistic = st.builds(
+        lambda rest, pair: {**dict(list(rest.items())[: max_size - 1]), pair[0]: pair[1]},
+        maps, st.sampled_from(HEADERS),
+    )
+    return st.one_of(st.just({}), maps, case_pair, realistic)
 
 
 def payloads(*, max_size: int = 512) -> st.SearchStrategy[bytes]:

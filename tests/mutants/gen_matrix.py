@@ -24,6 +24,7 @@ from rdq_compliance import __version__
 from rdq_compliance._requirements import REQUIREMENTS, Level
 
 from ._entries import FAULT_FOCUS, Entry, Kind, Via
+from .server_zoo import SERVER_ENTRIES
 from .upgrade_zoo import UPGRADE_ENTRIES
 from .zoo import ENTRIES
 
@@ -88,6 +89,7 @@ def render() -> str:
             continue
         hunters = [f"`{e.id}`" for e in mutants if r.id in e.catches]
         hunters += [f"`{e.id}` (upgrade)" for e in UPGRADE_ENTRIES if r.id in e.catches]
+        hunters += [f"`{e.id}` (server)" for e in SERVER_ENTRIES if r.id in e.catches]
         note = ", ".join(hunters) or ("—" if r.level is Level.SHOULD else "**none**")
         out.append(f"| {r.id} | {r.level.value} | {_cell(r.title)} | {note} |")
     out += ["", "## Correct variants (must come out compliant)", "",
@@ -110,6 +112,17 @@ def render() -> str:
     for u in UPGRADE_ENTRIES:
         out.append(f"| `{u.id}` | `{u.migration}` | {_cell(u.defect)} | {_cell(u.system)} | "
                    f"{', '.join(u.catches) or 'must be compliant'} |")
+    out += ["", "## Column lengths on the real servers (C4)", "",
+            "`tests/mutants/test_server_zoo.py` runs the example PostgreSQL and MariaDB "
+            "plugins with one column or index sized for the usual value "
+            "(`tests.mutants.server_zoo:<entry>`, on the local servers, RDQ-RT-011 only): "
+            "the limit is the server's own (a b-tree entry, strict-mode `VARCHAR`). Each must "
+            "be `non-compliant` with a failure message naming the field and the length.", "",
+            "| Entry | Server | Defect | Source | Caught by | A failure message says |",
+            "|---|---|---|---|---|---|"]
+    for s in SERVER_ENTRIES:
+        out.append(f"| `{s.id}` | {s.server} | {_cell(s.defect)} | {_cell(s.system)} | "
+                   f"{', '.join(s.catches)} | {_cell(s.message)} |")
     cli = ", ".join(f"`{e.id}`" for e in ENTRIES if e.cli)
     out += [
         "",

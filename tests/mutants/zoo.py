@@ -1557,3 +1557,28 @@ class UnavailableForAstral(DocStorage):
         if any(ord(c) > 0xFFFF for c in json.dumps(doc, ensure_ascii=False)):
             raise StorageError(ErrorCode.UNAVAILABLE, "Lost connection to server during query")
         return doc
+
+
+# -- column lengths (issue 22 §6; the same limits on the real servers: server_zoo.py) ----
+
+
+@mutant("varchar255_header_value_strict", "MySQL/MariaDB strict mode, header values in a "
+        "VARCHAR(255) column: 'Data too long for column' (error 1406)",
+        "refuses an envelope with a header value over 255 characters (INTERNAL)", R + "011")
+class Varchar255HeaderValueStrict(DocStorage):
+    def admit(self, env: Envelope) -> None:
+        for key, value in env.headers.items():
+            if len(value) > 255:
+                raise StorageError(ErrorCode.INTERNAL, "(1406, \"Data too long for column 'v' "
+                                   f"at row 1\") (header {key[:20]!r})")
+
+
+@mutant("varchar255_error_type_truncated", "MySQL/MariaDB without strict mode (sql_mode ''), "
+        "error.type in a VARCHAR(255) column: a warning, the value cut to 255 characters",
+        "keeps the first 255 characters of error.type", R + "011")
+class Varchar255ErrorTypeTruncated(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        for attempt in doc["attempts"]:
+            if attempt.get("error"):
+                attempt["error"]["type"] = attempt["error"]["type"][:255]
+        return doc

@@ -13,6 +13,7 @@ import operator
 import subprocess
 import sys
 import unicodedata
+import zlib
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from functools import partial
@@ -48,6 +49,7 @@ from rdq_compliance.envelope._limits import (
     TRUNCATION_MARKER,
 )
 from rdq_compliance.envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
+from rdq_compliance.strategies._extremes import LONG_FIELDS, plans, pushed
 
 T = TypeVar("T")
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -325,6 +327,38 @@ def test_header_maps_reach_the_traps() -> None:
 
 
 @SOME
+@given(rs.long_texts(sizes=(255, 256, 2_704, 8_191, 16_384)))
+def test_long_texts_have_exactly_a_chosen_byte_size(text: str) -> None:
+    assert len(text.encode("utf-8")) in (255, 256, 2_704, 8_191, 16_384)  # no lone surrogate
+
+
+@pytest.mark.parametrize("size", rs.COLUMN_LIMITS)
+def test_long_texts_reach_every_size_in_ascii_and_each_width(size: int) -> None:
+    """Issue 22 §1: each column limit in ASCII and in 2-, 3- and 4-byte text, and
+    incompressible (zlib keeps more than half of it: no "aaaa" a store could squeeze
+    under its limit)."""
+    # (first character's width, bytes, compressed bytes): find() reprs what it finds.
+    texts = rs.long_texts(sizes=(size,)).map(
+        lambda t: (len(t[0].encode()), len(t.encode()), len(zlib.compress(t.encode()))))
+    for width in (1, 2, 3, 4):
+        _find(texts, lambda t, w=width: t[:2] == (w, size))
+    _find(texts, lambda t: t[2] > size // 2)
+
+
+def test_envelopes_reach_long_values_in_real_shapes() -> None:
+    """Issue 22 §1: a bearer JWT, W3C baggage, a JVM class name over 255 bytes, MIME
+    parameters past 100 bytes, a handler_version past 64 bytes, in ordinary draws."""
+    _find(rs.header_maps(), lambda h: any(v.startswith("Bearer ey") for v in h.values()))
+    _find(rs.header_maps(), lambda h: "baggage" in h and len(h["baggage"]) > 1_000)
+    lengths = rs.envelopes().map(lambda e: (
+        max((len(a.error.type.encode()) for a in e.attempts if a.error), default=0),
+        len(e.payload_content_type.encode()), len((e.handler_version or "").encode())))
+    _find(lengths, lambda n: n[0] > 255)
+    _find(lengths, lambda n: n[1] > 100)
+    _find(lengths, lambda n: n[2] > 64)
+
+
+@SOME
 @given(rs.payloads(max_size=10))
 def test_payloads_respect_max_size(payload: bytes) -> None:
     assert isinstance(payload, bytes) and len(payload) <= 10
@@ -407,6 +441,11 @@ BAD_CALLS: dict[str, Callable[[], object]] = {
     ),
     "timestamps-min-gt-max": lambda: rs.timestamps(min_value=LAST, max_value=EPOCH),
     "payloads-negative": lambda: rs.payloads(max_size=-1),
+    "long-texts-no-sizes": lambda: rs.long_texts(sizes=()),
+    "long-texts-zero": lambda: rs.long_texts(sizes=(0,)),
+    "long-texts-over-16k": lambda: rs.long_texts(sizes=(16_385,)),
+    "long-texts-str": lambda: rs.long_texts(sizes="255"),  # type: ignore[arg-type]
+    "long-texts-bool": lambda: rs.long_texts(sizes=(True,)),
     "header-maps-negative": lambda: rs.header_maps(max_size=-1),
     "json-values-no-leaves": lambda: rs.json_values(max_leaves=0),
     "unknown-forbidden-str": lambda: rs.unknown_field_maps(forbidden_keys="id"),
@@ -446,6 +485,7 @@ def test_public_surface() -> None:
         ["EPOCH", "LAST_INSTANT",
          "attempts", "envelopes", "envelopes_of_other_versions", "errors", "free_texts",
          "header_maps", "ids", "json_values", "names", "payloads", "timestamps",
+         "COLUMN_LIMITS", "long_texts",
          "truncated_texts", "unknown_field_maps"]
     )  # fmt: skip
     for name in rs.__all__:
@@ -455,7 +495,8 @@ def test_public_surface() -> None:
 # ---------------------------------------------------------------- extremes (issue 13 item 5)
 
 # What one envelope crosses, judged from the value alone (not from the generator).
-_KINDS = ("payload", "history", "normalization", "size", "depth")
+_KINDS = ("payload", "history", "normalization", "size", "depth", "lengths", "headers")
+_LIMITS = frozenset(rs.COLUMN_LIMITS)
 
 
 def _depth(value: object) -> int:
@@ -478,6 +519,27 @@ def _normalization_pair(keys: list[str]) -> bool:
     return False
 
 
+def _long_fields(env: Envelope) -> dict[str, int]:
+    """Free-text field -> UTF-8 length, for the fields at a column limit (COLUMN_LIMITS:
+    no generated or sampled value of an ordinary draw has one of those lengths)."""
+    found: dict[str, int] = {}
+
+    def note(field: str, text: object) -> None:
+        if isinstance(text, str) and len(text.encode()) in _LIMITS:
+            found[field] = len(text.encode())
+
+    for key, value in env.headers.items():
+        note("header_key", key)
+        note("header_value", value)
+    note("handler_version", env.handler_version)
+    note("payload_content_type", env.payload_content_type)
+    for a in env.attempts:
+        note("error_type", a.error and a.error.type)
+    for value in env.extra.values():
+        note("unknown_field", value)
+    return found
+
+
 def _crossed(env: Envelope) -> set[str]:
     values = list(env.extra.values())
     for a in env.attempts:
@@ -491,11 +553,16 @@ def _crossed(env: Envelope) -> set[str]:
         and _normalization_pair(list(env.extra)),
         "size": len(encode(env).encode()) >= MAX_ENVELOPE_BYTES - 4096,
         "depth": any(_depth(v) > 64 for v in values),
+        "lengths": bool(_long_fields(env)),
+        "headers": len(env.headers) >= 1000,
     }
     return {kind for kind, yes in crossed.items() if yes}
 
 
 def _shares(extremes: float, examples: int) -> dict[str, float]:
+    """The share of draws crossing each kind of limit, and (``field:NAME``,
+    ``bytes:N``) the share with a free-text field at a column limit, by field and by
+    length class."""
     counts = dict.fromkeys(_KINDS, 0)
     drawn = [0]
 
@@ -508,6 +575,9 @@ def _shares(extremes: float, examples: int) -> dict[str, float]:
         drawn[0] += 1
         for kind in _crossed(env):
             counts[kind] += 1
+        for field, size in _long_fields(env).items():
+            counts[f"field:{field}"] = counts.get(f"field:{field}", 0) + 1
+            counts[f"bytes:{size}"] = counts.get(f"bytes:{size}", 0) + 1
         if env.payload and len(env.payload) > 512:  # only an extreme goes past the bound
             assert len(env.payload) > 64 * 1024 or len(encode(env).encode()) > 900_000
         assert validate(env) == []
@@ -539,15 +609,47 @@ def test_extremes_cross_every_store_limit_often_enough() -> None:
     # Measured 2026-12-03: 10-26% each in a fresh interpreter; the floors leave room for
     # changes of the strategies that keep every boundary.
     floors = {"payload": 0.05, "history": 0.03, "normalization": 0.03, "size": 0.03,
-              "depth": 0.03}  # fmt: skip
-    low = {kind: share for kind, share in shares.items() if share < floors[kind]}
+              "depth": 0.03, "lengths": 0.03, "headers": 0.03}  # fmt: skip
+    low = {kind: shares[kind] for kind in _KINDS if shares[kind] < floors[kind]}
     assert not low, f"boundaries crossed too rarely: {low} (floors {floors}); all: {shares}"
+
+
+@st.composite
+def _lengths_pushed(draw: st.DrawFn) -> tuple[str, ...]:
+    plan = draw(plans(("lengths",)))  # first, as envelopes() draws it
+    env = draw(rs.envelopes(max_attempts=2, max_payload_size=8, unknown_fields=False))
+    pushed_env = draw(pushed(env, rs.attempts(max_text_size=4), plan))
+    assert validate(pushed_env) == []
+    return tuple(f"{field}:{size}" for field, size in _long_fields(pushed_env).items())
+
+
+def test_lengths_reach_every_field_at_every_column_limit() -> None:
+    """Issue 22 §1: the "lengths" extreme puts each free-text field (header key and
+    value, handler_version, payload_content_type, error.type, an unknown field) at
+    each column limit (255 to 16,384 bytes): every field and every limit is reached in
+    400 derandomized draws, and most of the 42 pairs (35 measured 2026-12-03: Hypothesis
+    repeats what it drew before, so pairs are not uniform)."""
+    seen: dict[str, int] = {}
+
+    @settings(max_examples=400, deadline=None, database=None, derandomize=True,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(_lengths_pushed())
+    def draw(pairs: tuple[str, ...]) -> None:
+        for pair in pairs:
+            seen[pair] = seen.get(pair, 0) + 1
+
+    draw()
+    fields = {pair.split(":")[0] for pair in seen}
+    sizes = {int(pair.split(":")[1]) for pair in seen}
+    assert fields == set(LONG_FIELDS), f"fields never long: {set(LONG_FIELDS) - fields}"
+    assert sizes == set(rs.COLUMN_LIMITS), f"limits never reached: {set(rs.COLUMN_LIMITS) - sizes}"
+    assert len(seen) >= 30, f"only {len(seen)} of 42 (field, limit) pairs: {sorted(seen)}"
 
 
 def test_extremes_at_the_kit_share_and_never_by_default() -> None:
     """RDQ-RT-001 draws with extremes=0.1 (ci): some draws still cross a boundary; the
     default (0) never does, so the bounds a caller gives keep holding."""
-    assert sum(_shares_alone(0.1, 150).values()) >= 0.02
+    assert sum(_shares_alone(0.1, 150)[kind] for kind in _KINDS) >= 0.02
     assert not any(_shares(0.0, 50).values())
 
 
