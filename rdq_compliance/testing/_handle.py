@@ -268,7 +268,11 @@ class Rdq:
     def namespace(self, name: str | None = None) -> Namespace:
         """Open an adapter on ``name`` (default: a fresh namespace).
 
-        Every namespace the test used is closed and dropped at teardown.
+        Every namespace the test used is closed and dropped at teardown. The kit keeps
+        at most ``MAX_OPEN_ADAPTERS`` (4) adapters open: opening another closes the one
+        used least recently, and a handle whose adapter was closed opens a fresh one
+        when it is used again. Close (``Namespace.close``) or release (:meth:`release`)
+        what the test no longer needs.
         """
         __tracebackhide__ = True
         return self._namespaces.open(name)
@@ -319,6 +323,8 @@ class Rdq:
 
     def run_lanes(self, bodies: Sequence[Callable[[Lane], None]]) -> None:
         """Run every body on a lane of its own, the lanes' plugin calls overlapping
-        (C18, for a plugin that declares ``concurrent``); raises the first failure."""
+        (C18, for a plugin that declares ``concurrent``); raises the first failure.
+
+        A lane's adapters are closed when it ends; the test's others stay open."""
         __tracebackhide__ = True
-        _lanes.run_lanes(self.runtime, bodies)
+        _lanes.run_lanes(self.runtime, bodies, at_end=self._namespaces.close_lane)
