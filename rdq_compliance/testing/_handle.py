@@ -265,6 +265,12 @@ class Rdq:
         a namespace never opened succeeds is RDQ-ST-007's to judge)."""
         self._namespaces.forget_name(name)
 
+    def leave(self, name: str, why: str) -> None:
+        """Never drop ``name`` (a name the test cannot own, shared with other runs) and
+        name it, with ``why``, in a note of the terminal summary and the report, so that
+        whoever reads them knows what the run may have left in the store."""
+        self._namespaces.leave(name, why)
+
     def namespace(self, name: str | None = None) -> Namespace:
         """Open an adapter on ``name`` (default: a fresh namespace).
 

@@ -247,6 +247,14 @@ class Namespaces:
             self.names.append(name)
         return name
 
+    def leave(self, name: str, why: str) -> None:
+        """``name`` is not dropped: say so once per run, in a note of the report."""
+        self.forget_name(name)
+        note = (f"namespace {name!r} may remain in the store: {why}; drop it by hand "
+                f"(storage.drop({name!r})) when no kit run is using the store")
+        if note not in self.rdq.runtime.notes:
+            self.rdq.runtime.notes.append(note)
+
     def forget_name(self, name: str) -> None:
         if name in self.names:
             self.names.remove(name)
