@@ -144,6 +144,10 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     _r("RDQ-CC-004", MUST, "concurrency", ("C14", "C18"),
        "Isolation under concurrency: drops and writes in other namespaces at the same time "
        "never touch this one", capability="concurrent"),
+    _r("RDQ-CC-005", MUST, "concurrency", ("C14", "C18"),
+       "Drop after concurrent writes: dropping a namespace right after concurrent writes to "
+       "it, while another namespace is being written, removes every envelope ever written "
+       "there and nothing of the other", capability="concurrent"),
     # namespace names
     _r("RDQ-ST-008", MUST, "namespaces", ("C14",),
        "Every valid namespace name is accepted and is a namespace of its own: 1 to 40 "

@@ -61,10 +61,17 @@ def rdq_storage_options() -> Sequence[OptionSpec]:  # type: ignore[empty-body]
 def rdq_storage_open(options: Mapping[str, str]) -> Storage:  # type: ignore[empty-body]
     """Create the :class:`~rdq_compliance.Storage` under test.
 
-    ``options`` holds every declared setting, resolved. Called once per kit run
-    and again whenever the kit needs a fresh instance (the C15 durability check
-    closes the storage and opens a new one, so a cache cannot hide lossy
-    storage). Connect here and fail fast: raise
+    ``options`` holds every declared setting, resolved. Called once per kit
+    process (the run, each xdist worker, and the xdist controller, which only reads
+    ``info`` and closes it) and again whenever the kit needs a fresh instance (the
+    C15 durability check closes the storage and opens a new one, so a cache cannot
+    hide lossy storage). A kit process holds one storage and at most 4 adapters
+    open at once, closing each adapter when its test no longer needs it (a
+    ``concurrent`` plugin: one adapter more per concurrency lane, at most 4, while
+    the lanes run); a namespace's data must outlive its adapters, as the kit may
+    close an adapter and open another on the same namespace. One connection per
+    adapter therefore needs at most 5 per process (9 with ``concurrent``). Connect
+    here and fail fast: raise
     :class:`~rdq_compliance.StorageUnavailable` when the server cannot be
     reached, naming the server and the setting to change; the kit then reports
     one clear error instead of a failure per test.

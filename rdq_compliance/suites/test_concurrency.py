@@ -1,5 +1,6 @@
-"""Concurrency (C18): atomic writes, no lost updates, read-after-write, isolation
-(RDQ-CC-001 … RDQ-CC-004), for plugins that declare the ``concurrent`` capability.
+"""Concurrency (C18): atomic writes, no lost updates, read-after-write, isolation, drops
+after concurrent writes (RDQ-CC-001 … RDQ-CC-005), for plugins that declare the
+``concurrent`` capability.
 
 Every check runs rounds of *lanes* (kit threads with a plugin worker each, released
 together at a barrier; see ``rdq.run_lanes``) and records a history: for every
@@ -50,6 +51,11 @@ WRITES_PER_ROUND = 16
 """Writes of each writer lane per round."""
 MAX_READS = 400
 """Reads of one reader lane per round, at most (it reads until the writers are done)."""
+DROP_WRITERS, DROP_IDS = 3, 8
+"""RDQ-CC-005: lanes writing the namespace to drop, and the ids each writes per round."""
+MAX_NOISE = 5_000
+"""RDQ-CC-005: writes of the other namespace per round, at most (it writes until the
+drop and its reads are done)."""
 
 
 def version(n: int, k: int, tag: str = "") -> Envelope:
@@ -455,5 +461,110 @@ def test_isolation_under_concurrency(rdq: Rdq) -> None:
                             what="C14, C18: namespaces B and C were written and dropped at "
                                  "the same time; nothing of theirs may reach A")
 
+    for history.round in range(1, rounds + 1):
+        one_round()
+
+
+@requirement("RDQ-CC-005")
+def test_drop_after_concurrent_writes(rdq: Rdq) -> None:
+    """RDQ-CC-005 (C14, C18): three lanes, each with its own adapter, write different ids
+    in namespace X at the same time while a fourth lane keeps rewriting ids in namespace
+    Y. Once the three returned, the last of them drops X (Y is still being written) and
+    reads every id ever written to X, this round and before: each must be gone. Y holds
+    its last versions at the end. Judged on the recorded order alone: the drop starts
+    after every write to X returned, each read after the drop returned."""
+    __tracebackhide__ = True
+    seed, rounds = _plan(rdq, "drop")
+    if rdq.replay is not None and (rdq.replay.check or "drop") != "drop":
+        return
+    rng = random.Random(seed)
+    x, y = rdq.new_name(), rdq.new_name()
+    history = History(rdq, "drop", seed, rounds)
+    base = rng.randrange(1 << 40)
+    y_keys = [Key(y, base + i, "Y") for i in range(3)]
+    written: list[Key] = []
+    """Every id ever written to X, in the order of the rounds."""
+
+    def one_round() -> None:
+        __tracebackhide__ = True
+        base = rng.randrange(1 << 40)
+        keys = [[Key(x, base + lane * 100 + i) for i in range(DROP_IDS)]
+                for lane in range(DROP_WRITERS)]
+        written.extend(k for row in keys for k in row)
+        ever = list(written)
+        left = [DROP_WRITERS]
+        left_lock = threading.Lock()
+        done = threading.Event()
+        drops: list[tuple[str, int, int]] = []
+        after: list[tuple[Key, Op]] = []
+
+        def drop_and_read(lane: Lane) -> None:
+            __tracebackhide__ = True
+            who = f"d{lane.index}"
+            start = now_ns()
+            rdq.drop(x)
+            drops.append((who, start, now_ns()))
+            ns = rdq.namespace(x)
+            for key in ever:
+                if lane.stopped:
+                    return
+                start = now_ns()
+                got = ns.read(key.id)
+                after.append((key, Op(who, "read", key.id, start, now_ns(), got=got)))
+
+        def writer(lane: Lane) -> None:
+            __tracebackhide__ = True
+            ns = rdq.namespace(x)
+            history.write_plan(ns, lane, f"w{lane.index}", keys[lane.index])
+            ns.close()
+            with left_lock:
+                left[0] -= 1
+                last = left[0] == 0 and not lane.stopped
+            if last:  # every write to X has returned: drop it, Y still being written
+                try:
+                    drop_and_read(lane)
+                finally:
+                    done.set()
+
+        def noise(lane: Lane) -> None:
+            __tracebackhide__ = True
+            ns = rdq.namespace(y)
+            for step in range(MAX_NOISE):
+                if lane.stopped or done.is_set():
+                    return
+                history.write(ns, f"y{lane.index}", y_keys[step % len(y_keys)])
+
+        history.lanes([*([writer] * DROP_WRITERS), noise])
+        if not drops:  # pragma: no cover - a lane failed before: lanes() raised it
+            return
+        who, start, end = drops[0]
+        for key, op in after:
+            if op.got is None:
+                continue
+            op.k = key.match(op.got)
+            w = key.writes[-1] if key.writes else None
+            wrote = (f"lane {w.lane} wrote it at {history.ms(w.start)} – {history.ms(w.end)} "
+                     "ms" if w is not None else "it was written")
+            history.fail(
+                f"read({key.id!r}) in namespace {x!r} returned "
+                + ("an envelope" if op.k is None else f"version {op.k}")
+                + " after the namespace was dropped (C14: a drop removes everything written "
+                "there, also what concurrent writers wrote, C18 — a side index of ids "
+                "updated without a lock loses some, and a drop by that index leaves them)",
+                f"{history.where()}\nwrites to {x!r} this round: {DROP_WRITERS} lanes x "
+                f"{DROP_IDS} ids at once, {len(ever)} ids written there so far; {wrote}; "
+                f"lane {who} dropped the namespace at {history.ms(start)} – "
+                f"{history.ms(end)} ms, after every write had returned, and read this id at "
+                f"{history.ms(op.start)} ms",
+                [] if op.got is None else [op.got],
+            )
+        for key in y_keys:  # Y was never dropped: its last versions, whole
+            if key.writes:
+                last_k = len(key.writes) - 1
+                check_y.expect(key.id, version(key.n, last_k, key.tag),
+                               why=f"only namespace {x!r} was dropped, while lane "
+                               f"{key.writes[-1].lane} wrote this one (C14)")
+
+    check_y = rdq.namespace(y)
     for history.round in range(1, rounds + 1):
         one_round()

@@ -82,9 +82,17 @@ def test_one_character_name_is_accepted(rdq: Rdq) -> None:
     Safe on a shared server: a one-character name cannot carry this run's unique token,
     so another run may use it at the same time. The kit therefore only opens it and
     reads an id no one ever wrote (a fresh ULID), expecting nothing, then closes it; it
-    never writes to it or drops it (a store may keep an empty schema or table for it).
-    Isolation and drop of short names that are prefixes of longer ones are checked on
-    names built on the test's unique name (the other tests of RDQ-ST-008)."""
+    never writes to it. Nor does it drop it: another run may have it open right then,
+    and a store whose adapters do not outlive a drop (a schema per namespace) would fail
+    that run's read. What a store creates on open (an empty schema or table) may remain:
+    a note of the run names it. Always ``a``, so that at most one such namespace
+    remains however many runs share the store. Isolation and drop of short names that
+    are prefixes of longer ones are checked on names built on the test's unique name
+    (the other tests of RDQ-ST-008)."""
     ns = rdq.namespace("a")
     ns.expect(new_id(), None, why="no one writes to namespace 'a'; this id is fresh")
     ns.close()
+    rdq.leave("a", "RDQ-ST-008 opened it (a one-character name is accepted, C14) and never "
+              "wrote to it; it is not dropped, as a one-character name cannot be unique to a "
+              "run and another run may be using it, but a store that creates something on "
+              "open (a schema, a table) still holds that, empty")

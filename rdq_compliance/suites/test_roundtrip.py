@@ -73,6 +73,9 @@ def test_several_envelopes_read_back_by_id(rdq: Rdq) -> None:
             ns.write(env)
         for env in batch:
             ns.expect(env.id, env, why=f"one of {len(batch)} envelopes written to the namespace")
+        # Done with it: one adapter and one namespace per example, not one per example
+        # held to the end (a failing example's is dropped at teardown).
+        rdq.release(ns.name)
 
     rdq.for_all(write_all_then_read_each, budget="heavy", batch=distinct_envelopes())
 

@@ -274,10 +274,20 @@ class Rdq:
         a namespace never opened succeeds is RDQ-ST-007's to judge)."""
         self._namespaces.forget_name(name)
 
+    def leave(self, name: str, why: str) -> None:
+        """Never drop ``name`` (a name the test cannot own, shared with other runs) and
+        name it, with ``why``, in a note of the terminal summary and the report, so that
+        whoever reads them knows what the run may have left in the store."""
+        self._namespaces.leave(name, why)
+
     def namespace(self, name: str | None = None) -> Namespace:
         """Open an adapter on ``name`` (default: a fresh namespace).
 
-        Every namespace the test used is closed and dropped at teardown.
+        Every namespace the test used is closed and dropped at teardown. The kit keeps
+        at most ``MAX_OPEN_ADAPTERS`` (4) adapters open: opening another closes the one
+        used least recently, and a handle whose adapter was closed opens a fresh one
+        when it is used again. Close (``Namespace.close``) or release (:meth:`release`)
+        what the test no longer needs.
         """
         __tracebackhide__ = True
         return self._namespaces.open(name)
@@ -328,6 +338,8 @@ class Rdq:
 
     def run_lanes(self, bodies: Sequence[Callable[[Lane], None]]) -> None:
         """Run every body on a lane of its own, the lanes' plugin calls overlapping
-        (C18, for a plugin that declares ``concurrent``); raises the first failure."""
+        (C18, for a plugin that declares ``concurrent``); raises the first failure.
+
+        A lane's adapters are closed when it ends; the test's others stay open."""
         __tracebackhide__ = True
-        _lanes.run_lanes(self.runtime, bodies)
+        _lanes.run_lanes(self.runtime, bodies, at_end=self._namespaces.close_lane)

@@ -43,11 +43,14 @@ class Lane:
         return self.stop.is_set()
 
 
-def run_lanes(runtime: PluginRuntime, bodies: Sequence[Callable[[Lane], None]]) -> None:
+def run_lanes(runtime: PluginRuntime, bodies: Sequence[Callable[[Lane], None]],
+              at_end: Callable[[], None] = lambda: None) -> None:
     """Run every body on its own lane, all released together; return when all ended.
 
-    Raises the first failure of a lane (a check that failed, a hang, the plugin's
-    exception as the kit reports it) after every lane stopped.
+    ``at_end`` runs on each lane after its body, still on the lane's worker (the kit
+    closes there the adapters the lane opened). Raises the first failure of a lane (a
+    check that failed, a hang, the plugin's exception as the kit reports it) after
+    every lane stopped.
     """
     __tracebackhide__ = True
     count = len(bodies)
@@ -69,6 +72,11 @@ def run_lanes(runtime: PluginRuntime, bodies: Sequence[Callable[[Lane], None]]) 
             stop.set()
             barrier.abort()
         finally:
+            try:
+                at_end()
+            except BaseException as exc:
+                errors[i] = errors[i] or exc
+                stop.set()
             runtime.lane.runner = None
             runner.stop()
 

@@ -5,12 +5,22 @@ strictly against the kit's own expected values, never against an earlier read fr
 the same store. :class:`Namespaces` is the bookkeeping behind ``rdq.new_name``,
 ``rdq.namespace``, ``rdq.release`` and the teardown: every namespace a test used is
 closed and dropped at its end, even after a failure or a hang.
+
+The connection budget: a process keeps at most :data:`MAX_OPEN_ADAPTERS` adapters open
+(one storage, see ``_runtime``), so that a plugin holding a database connection per
+adapter works on a server with a modest ``max_connections``, also under ``-n N``. A
+test may hold more :class:`Namespace` handles than that: opening one more closes the
+adapter used least recently (through the guard), and a handle whose adapter the kit
+closed opens a fresh one on its next call (what a namespace holds outlives its
+adapters, C14). Lanes of the concurrency suite open one adapter each besides, never
+closed under them, and close it when the lane ends.
 """
 
 from __future__ import annotations
 
 import itertools
 import secrets
+import threading
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +45,10 @@ from ._symptoms import symptom_of, symptom_of_violation
 if TYPE_CHECKING:
     from ._handle import Rdq
 
-__all__ = ["Namespace", "Namespaces"]
+__all__ = ["MAX_OPEN_ADAPTERS", "Namespace", "Namespaces"]
+
+MAX_OPEN_ADAPTERS = 4
+"""Adapters one kit process keeps open at once outside the concurrency lanes."""
 
 _ns_counter = itertools.count()
 _PROCESS_TOKEN = secrets.token_hex(4)  # for an Rdq built without a run token (the kit's tests)
@@ -44,17 +57,36 @@ _PROCESS_TOKEN = secrets.token_hex(4)  # for an Rdq built without a run token (t
 class Namespace:
     """An adapter opened on one namespace, called through the guard."""
 
-    def __init__(self, rdq: Rdq, name: str, adapter: Any) -> None:
-        self.rdq = rdq
+    def __init__(self, owner: Namespaces, name: str, adapter: Any, *, lane: bool) -> None:
+        self.rdq = owner.rdq
         self.name = name
-        self.adapter = adapter
-        self.closed = False
+        self._owner = owner
+        self._adapter: Any = adapter
+        """None: closed (by the test, or by the kit to stay within the budget)."""
+        self.lane = lane
+        """Opened on a concurrency lane: never closed under it, closed when it ends."""
+        self.reopened = 0
+        """How often the kit opened a fresh adapter for this handle (see ``adapter``)."""
         self.written: dict[str, list[Envelope]] = {}
         """Every envelope written per id (the kit's own copies): a read that returns an
         earlier one names the cause, a rewrite that was ignored (RDQ-ST-001)."""
         self.last_given: Envelope | None = None
         """The object the plugin got in the last successful ``write`` (C13a: the
         kit may change it afterwards; what is stored must not change)."""
+
+    @property
+    def closed(self) -> bool:
+        return self._adapter is None
+
+    @property
+    def adapter(self) -> Any:
+        """The plugin's adapter on this namespace; a closed handle opens a fresh one."""
+        __tracebackhide__ = True
+        if self._adapter is None:
+            self._owner.reopen(self)
+        else:
+            self._owner.touch(self)
+        return self._adapter
 
     def write(self, env: Envelope, *, allow: Collection[str] = ()) -> StorageError | None:
         """Write ``env``. A refusal with a code in ``allow`` is returned; any other
@@ -116,6 +148,11 @@ class Namespace:
         rdq = self.rdq
         got = self.read(id, expected=expected)
         op = f"read({id!r}) in namespace {self.name!r}"
+        if self.reopened:
+            why = (f"{why}; " if why else "") + (
+                f"the kit had closed this namespace's adapter and opened a fresh one "
+                f"(it keeps at most {MAX_OPEN_ADAPTERS} open): what a namespace holds "
+                "outlives its adapters (C14)")
         because = f" ({why})" if why else ""
         if expected is None:
             if got is not None:
@@ -171,11 +208,12 @@ class Namespace:
         self.expect(env.id, env)
 
     def close(self) -> None:
+        """Close the adapter now (a later call on this handle opens a fresh one)."""
         __tracebackhide__ = True
-        if self.closed:
+        adapter = self._owner.forget(self)
+        if adapter is None:
             return
-        self.closed = True
-        result = self.rdq.call(f"adapter.close() of namespace {self.name!r}", self.adapter.close)
+        result = self.rdq.call(f"adapter.close() of namespace {self.name!r}", adapter.close)
         if isinstance(result, StorageError):
             self.rdq.fail(
                 f"adapter.close() of namespace {self.name!r} raised "
@@ -190,7 +228,13 @@ class Namespaces:
     def __init__(self, rdq: Rdq) -> None:
         self.rdq = rdq
         self.opened: list[Namespace] = []
+        """Every handle the test opened, closed or not."""
         self.names: list[str] = []
+        self._lock = threading.Lock()  # lanes open and close from their own threads
+        self._open: dict[Namespace, None] = {}
+        """The handles with an adapter open outside the lanes, least recently used first."""
+        self._lanes: dict[int, list[Namespace]] = {}
+        """Thread id of a lane -> the handles it opened that are still open."""
 
     def new_name(self) -> str:
         settings = self.rdq.settings
@@ -209,6 +253,14 @@ class Namespaces:
             self.names.append(name)
         return name
 
+    def leave(self, name: str, why: str) -> None:
+        """``name`` is not dropped: say so once per run, in a note of the report."""
+        self.forget_name(name)
+        note = (f"namespace {name!r} may remain in the store: {why}; drop it by hand "
+                f"(storage.drop({name!r})) when no kit run is using the store")
+        if note not in self.rdq.runtime.notes:
+            self.rdq.runtime.notes.append(note)
+
     def forget_name(self, name: str) -> None:
         if name in self.names:
             self.names.remove(name)
@@ -216,12 +268,84 @@ class Namespaces:
     def open(self, name: str | None) -> Namespace:
         __tracebackhide__ = True
         rdq = self.rdq
-        storage = rdq.runtime.storage
-        if storage is None:
+        if rdq.runtime.storage is None:
             what = "a new namespace" if name is None else f"namespace {name!r}"
             rdq.fail(f"no storage to open {what} on: {rdq.runtime.dead}")
         if name is None:
             name = self.new_name()
+        lane = self._in_lane()
+        ns = Namespace(self, name, self._open_adapter(name, lane), lane=lane)
+        with self._lock:
+            self.opened.append(ns)
+        self._register(ns)
+        return ns
+
+    def reopen(self, ns: Namespace) -> None:
+        """A fresh adapter for a handle that was closed (see ``Namespace.adapter``)."""
+        __tracebackhide__ = True
+        ns.lane = self._in_lane()
+        ns._adapter = self._open_adapter(ns.name, ns.lane)
+        ns.reopened += 1
+        self._register(ns)
+
+    def touch(self, ns: Namespace) -> None:
+        """``ns`` was just used: the last to be closed to make room."""
+        with self._lock:
+            if ns in self._open:
+                del self._open[ns]
+                self._open[ns] = None
+
+    def forget(self, ns: Namespace) -> Any:
+        """Mark ``ns`` closed; returns the adapter to close (None: it was closed)."""
+        with self._lock:
+            adapter, ns._adapter = ns._adapter, None
+            self._open.pop(ns, None)
+            for held in self._lanes.values():
+                if ns in held:
+                    held.remove(ns)
+        return adapter
+
+    def open_count(self) -> int:
+        """Adapters open now (outside and on the lanes)."""
+        with self._lock:
+            return len(self._open) + sum(len(held) for held in self._lanes.values())
+
+    def close_lane(self) -> None:
+        """At the end of a lane, on its thread: close the adapters it opened."""
+        __tracebackhide__ = True
+        with self._lock:
+            held = self._lanes.pop(threading.get_ident(), [])
+        for ns in held:
+            ns.close()
+
+    def _in_lane(self) -> bool:
+        return getattr(self.rdq.runtime.lane, "runner", None) is not None
+
+    def _register(self, ns: Namespace) -> None:
+        with self._lock:
+            if ns.lane:
+                self._lanes.setdefault(threading.get_ident(), []).append(ns)
+            else:
+                self._open[ns] = None
+
+    def _make_room(self) -> None:
+        """Close the least recently used adapters until one more fits the budget."""
+        __tracebackhide__ = True
+        while True:
+            with self._lock:
+                if len(self._open) < MAX_OPEN_ADAPTERS:
+                    return
+                oldest = next(iter(self._open))
+            oldest.close()
+
+    def _open_adapter(self, name: str, lane: bool) -> Any:
+        __tracebackhide__ = True
+        rdq = self.rdq
+        if not lane:  # a lane's neighbours may be using theirs right now
+            self._make_room()
+        storage = rdq.runtime.storage
+        if storage is None:
+            rdq.fail(f"no storage to open namespace {name!r} on: {rdq.runtime.dead}")
         result = rdq.call(f"storage.open({name!r})", storage.open, name)
         if isinstance(result, StorageError):
             rdq.fail(f"storage.open({name!r}) refused with {describe_storage_error(result)}")
@@ -231,9 +355,7 @@ class Namespaces:
                 f"storage.open({name!r}) returned {result!r}, which has no "
                 f"{', '.join(missing)}; expected an rdq_compliance.Adapter"
             )
-        ns = Namespace(rdq, name, result)
-        self.opened.append(ns)
-        return ns
+        return result
 
     def drop(self, name: str) -> None:
         __tracebackhide__ = True
@@ -248,8 +370,7 @@ class Namespaces:
     def restart(self) -> None:
         __tracebackhide__ = True
         rdq = self.rdq
-        for ns in self.opened:
-            ns.close()
+        self.close_all()
         try:
             rdq.runtime.restart()
         except OperationHung as exc:
@@ -264,12 +385,19 @@ class Namespaces:
         except RuntimeError as exc:
             rdq.fail(str(exc))
 
+    def close_all(self) -> None:
+        """Close every adapter the test holds open."""
+        __tracebackhide__ = True
+        for ns in list(self.opened):
+            ns.close()
+
     def release(self, name: str) -> None:
         __tracebackhide__ = True
         for ns in self.opened:
             if ns.name == name:
                 ns.close()
-        self.opened = [ns for ns in self.opened if ns.name != name]
+        with self._lock:
+            self.opened = [ns for ns in self.opened if ns.name != name]
         try:
             self.drop(name)
         finally:
@@ -285,8 +413,7 @@ class Namespaces:
         try:
             if runtime.broken is not None or runtime.storage is None or runtime.unreachable:
                 return  # nothing can be called on an abandoned (or unreachable) storage
-            for ns in self.opened:
-                ns.close()
+            self.close_all()
             while self.names:
                 try:
                     self.drop(self.names[0])

@@ -1545,6 +1545,29 @@ class DropRewritesStore(ConcurrentDoc):
         self.disk.update(kept)
 
 
+@mutant("racy_side_index", "Redis SMEMBERS-less index: the ids of a namespace kept as one "
+        "JSON list under an index key, updated by GET, append, SET (no SADD, no "
+        "WATCH/MULTI); drop deletes the listed keys",
+        "concurrent writes lose ids from the index; a drop by the index leaves their "
+        "envelopes behind", M + "CC-005")
+class RacySideIndex(ConcurrentDoc):
+    INDEX = "#index"  # no id has a '#': the index never shadows an envelope
+
+    def write(self, namespace: str, env: Envelope) -> None:
+        super().write(namespace, env)  # SET rdq:<ns>:<id>
+        table = self.table(namespace)
+        ids: list[str] = json.loads(table.get(self.INDEX, "[]"))  # GET rdq:<ns>:index
+        _round_trip()
+        if env.id not in ids:
+            ids.append(env.id)
+        table[self.INDEX] = json.dumps(ids)  # SET rdq:<ns>:index
+
+    def drop(self, namespace: str) -> None:
+        table = self.disk.get(namespace, {})
+        for id in json.loads(table.pop(self.INDEX, "[]")):  # DEL each indexed key
+            table.pop(self.key(id), None)
+
+
 # -- outages (C20) ----------------------------------------------------------------------
 
 

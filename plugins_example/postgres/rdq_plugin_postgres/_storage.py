@@ -247,10 +247,17 @@ class PostgresStorage:
             row = conn.execute("SELECT to_regclass(%s)", [f"{schema}.attempt"]).fetchone()
             if row is None or row[0] is None:
                 ddl = sql.SQL(_DDL).format(s=sql.Identifier(schema))
-                with conn.transaction():
-                    # Serialise concurrent creators (parallel kit workers) of one schema.
-                    conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [schema])
-                    conn.execute(ddl)
+                # Serialise concurrent creators (threads, parallel kit workers) of one
+                # schema. The lock is taken before the transaction begins: a transaction
+                # that began before it waited would not see the schema the holder created
+                # (an advisory lock does not refresh the catalog cache), and CREATE SCHEMA
+                # IF NOT EXISTS would fail on the unique name.
+                conn.execute("SELECT pg_advisory_lock(hashtext(%s))", [schema])
+                try:
+                    with conn.transaction():
+                        conn.execute(ddl)
+                finally:
+                    conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", [schema])
             return PostgresAdapter(self, conn, schema)
 
         return self.run(f"open({namespace!r})", body)
