@@ -18,7 +18,7 @@ from typing import Any
 import jinja2
 
 from ._causes import causes_headline
-from ._clauses_text import clause_texts, is_absolute_url, spec_link
+from ._clauses_text import clause_texts, spec_link
 from ._diffview import diff_lines
 from ._text import badge_label, badge_message, terminal_safe
 
@@ -108,9 +108,8 @@ def html_context(report: Mapping[str, Any], *, spec_url: str | None = None,
                  home: str | None = None) -> dict[str, Any]:
     """What the templates show of ``report``. ``spec_url``: where the spec is published
     (default: the report's ``spec`` when absolute); ``home``: a link back (the site)."""
+    # A relative base (the report's default) gives no link: spec_link returns None.
     base = spec_url if spec_url is not None else str(report.get("spec") or "")
-    if not is_absolute_url(base):
-        base = ""
     texts = clause_texts()
     plugins = []
     cited: set[str] = set()
