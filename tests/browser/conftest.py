@@ -9,6 +9,10 @@ The reports are real kit runs (``--rdq-profile quick``), made once per session: 
 memory plugin (compliant), a zoo mutant (non-compliant), the six example plugins and
 a tampered report for the site. Screenshots, axe results and the pages are kept in
 ``tests/browser/artifacts/`` (git-ignored; CI can upload it).
+
+``RDQ_BROWSER_REPORTS=DIR`` (a local loop on the pages, never in CI): take each run's report
+from ``DIR/<name>.json`` when it is there (e.g. ``tests/browser/artifacts/runs`` of the last
+session) and render its page with ``rdq-compliance html`` instead of running the kit.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ ARTIFACTS = HERE / "artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
 AXE = HERE / "node_modules" / "axe-core" / "axe.min.js"
 REQUIRE_ENV = "RDQ_REQUIRE_SERVICES"
+REUSE_ENV = "RDQ_BROWSER_REPORTS"
 MUTANT = "tests.mutants.zoo:drop_unknown_error"
 BLOCKING = ("serious", "critical")
 
@@ -126,6 +131,16 @@ def _kit(name: str, plugin_args: list[str]) -> tuple[KitResult, Path]:
     runs = ARTIFACTS / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     html = runs / f"{name}.html"
+    saved = Path(os.environ.get(REUSE_ENV, "/nonexistent")) / f"{name}.json"
+    if os.environ.get(REUSE_ENV) and saved.is_file():
+        from rdq_compliance._cli import main
+
+        report = json.loads(saved.read_text(encoding="utf-8"))
+        (runs / f"{name}.json").write_text(json.dumps(report, ensure_ascii=False),
+                                           encoding="utf-8")
+        assert main(["html", str(runs / f"{name}.json"), "-o", str(html)]) == 0
+        code = 0 if report["verdict"] == "compliant" else 1
+        return KitResult([f"(reused {saved})"], code, "", report, 0.0, saved.parent), html
     html.unlink(missing_ok=True)
     result = run_kit(plugin_args, profile="quick", timeout=900, extra=[f"--rdq-html={html}"])
     assert result.report is not None, result.describe()
