@@ -19,6 +19,9 @@ _BOTH = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>.*?) "
 _MISSING = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>.*): expected (?P<exp>.*)$")
 _UNEXPECTED = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>.*): got (?P<got>.*)$")
 _SIMPLE = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>.*)$")
+# The diff's own code point note after a quoted value ('é' (U+0065 U+0301)): the page
+# spells out the differing code points itself, in place.
+_CP_NOTE = re.compile(r"^(?P<value>'.*'|\".*\") \(U\+[0-9A-F]{4,6}(?: U\+[0-9A-F]{4,6})*\)$")
 _CLAUSE_TAG = re.compile(r"\s+\[C[0-9]+[a-z]?(?: C[0-9]+[a-z]?)*\]$")  # "  [C10 C5]"
 
 
@@ -80,21 +83,29 @@ def segments(text: str, other: str | None) -> list[Segment]:
     return out
 
 
+def _value(text: str) -> str:
+    m = _CP_NOTE.match(text)
+    return m["value"] if m else text
+
+
 def _line(raw: str) -> DiffLine:
     text = _CLAUSE_TAG.sub("", raw.strip())
     m = _BOTH.match(text)
     if m is not None:
-        exp, got = m["exp"], m["got"]
-        return DiffLine(m["ptr"], m["note"], segments(exp, got), segments(got, exp), raw)
+        exp, got = _value(m["exp"]), _value(m["got"])
+        return DiffLine(m["ptr"] + (m["ann"] or ""), m["note"], segments(exp, got),
+                        segments(got, exp), raw)
     m = _MISSING.match(text)
     if m is not None:
-        return DiffLine(m["ptr"], m["note"], segments(m["exp"], None), [], raw)
+        return DiffLine(m["ptr"] + (m["ann"] or ""), m["note"], segments(_value(m["exp"]), None),
+                        [], raw)
     m = _UNEXPECTED.match(text)
     if m is not None:
-        return DiffLine(m["ptr"], m["note"], [], segments(m["got"], None), raw)
+        return DiffLine(m["ptr"] + (m["ann"] or ""), m["note"], [],
+                        segments(_value(m["got"]), None), raw)
     m = _SIMPLE.match(text)
     if m is not None:
-        return DiffLine(m["ptr"], m["note"], None, None, raw)
+        return DiffLine(m["ptr"] + (m["ann"] or ""), m["note"], None, None, raw)
     return DiffLine("", text, None, None, raw)
 
 

@@ -147,6 +147,14 @@ def test_diff_lines_split_written_and_read():
     assert (missing.pointer, missing.read, [s.text for s in missing.written or []]) == (
         "/x", [], ["2.5"])
     assert (other.pointer, other.written, other.note) == ("", None, "… and 7 more lines")
+    # The diff's own code point note is replaced by the marks; a pointer keeps its note.
+    (nfd,) = diff_lines("  /handler_version: string changed: x (expected 'e\u0301' "
+                        "(U+0065 U+0301), got '\u00e9' (U+00E9))  [C4]")
+    assert [s.text for s in nfd.written or []] == ["'", "e", "U+0301", "'"]
+    assert [s.text for s in nfd.read or []] == ["'", "U+00E9", "'"]
+    (key,) = diff_lines("  /headers/\u00e9 (U+00E9): header '\u00e9' (U+00E9) missing: "
+                        "expected 'v'")
+    assert key.pointer == "/headers/\u00e9 (U+00E9)" and key.note == "header 'é' (U+00E9) missing"
 
 
 def test_segments_mark_only_the_difference():
