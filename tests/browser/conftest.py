@@ -180,6 +180,11 @@ EXAMPLES = {  # name -> kit arguments; the server ones use their default options
 }
 
 
+HISTORY_NAME = "history-example"
+REGRESSED = "RDQ-RT-007"
+HISTORY = (("1.9", ()), ("1.10", (REGRESSED,)), ("1.11", ()))
+
+
 @dataclass
 class Site:
     root: Path
@@ -205,6 +210,15 @@ def site(runs: Runs, tmp_path_factory: pytest.TempPathFactory) -> Site:
     second, _ = _kit("mutant2", ["--rdq-plugin=tests.mutants.zoo:nfc_normalization"])
     reports["mutant2"] = second.report
     paths = [ARTIFACTS / "runs" / f"{name}.json" for name in reports]
+    # Versions over time: three genuine (synthetic) releases of one plugin, the second
+    # regressing a requirement the third fixes.
+    from tests.reporting._pages import release
+
+    for i, (version, failing) in enumerate(HISTORY, 1):
+        path = ARTIFACTS / "runs" / f"history-{version}.json"
+        path.write_text(json.dumps(release(version, name=HISTORY_NAME, day=i,
+                                           failing=failing)), encoding="utf-8")
+        paths.append(path)
     forged = dict(runs.failing.report)
     forged["plugins"] = [{**p, "verdict": "compliant", "label": "forged"}
                          for p in forged["plugins"]]

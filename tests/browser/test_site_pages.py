@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .conftest import EXAMPLES, Page, Site
+from .conftest import EXAMPLES, HISTORY_NAME, REGRESSED, Page, Site
 
 
 def test_the_matrix_has_every_plugin_and_links_to_its_run(page: Page, site: Site):
@@ -17,7 +17,8 @@ def test_the_matrix_has_every_plugin_and_links_to_its_run(page: Page, site: Site
     header = page.page.locator("table.matrix thead").inner_text()
     for name in names:
         assert name in header, name
-    assert len(names) >= len(EXAMPLES)  # memory counts as the sixth example plugin
+    assert {"memory", *EXAMPLES} <= set(site.reports)  # the six example plugins
+    assert HISTORY_NAME in header
     # Each cell of the first row opens the run's report at that requirement.
     cell = page.page.locator("table.matrix tbody tr").first.locator("td a").first
     status = cell.inner_text()
@@ -84,3 +85,20 @@ def test_the_site_pages_pass_axe(page: Page, site: Site):
         name = f"site-{path.parent.name}-{path.stem}"
         blocking = page.axe(name)
         assert blocking == [], (path, [(v["id"], v["impact"], v["help"]) for v in blocking])
+
+
+def test_a_plugin_page_shows_what_regressed_and_what_was_fixed(page: Page, site: Site):
+    page.open(site.root / "plugins" / f"{HISTORY_NAME}.html")
+    page.screenshot("site-plugin-history", full_page=True)
+    rows = page.page.locator("table.versions tbody tr")
+    assert [r.locator("td").first.inner_text() for r in rows.all()] == ["1.11", "1.10", "1.9"]
+    newest, middle, oldest = rows.all()
+    assert newest.locator("td.fixed").inner_text() == REGRESSED
+    assert newest.locator("td.regressed").inner_text() == "none"
+    assert middle.locator("td.regressed").inner_text() == REGRESSED
+    assert middle.locator(".verdict").inner_text() == "non-compliant"
+    assert oldest.locator("td.regressed").inner_text() == "none"
+    # The middle version's verdict opens that run's report.
+    middle.locator("a", has_text="non-compliant").click()
+    page.page.wait_for_load_state("load")
+    assert page.page.locator("h1 .verdict").inner_text().startswith("non-compliant")
