@@ -20,7 +20,7 @@ __all__ = ["ClauseText", "clause_footer", "clause_texts", "is_absolute_url", "sp
 CLARIFICATIONS = "clarifications.md"
 
 _ANCHOR = re.compile(r'^<a id="(c[0-9]+[a-z]?)"></a>\s*$')
-_HEADING = re.compile(r"^###\s+C[0-9]+[a-z]?\s+[\u2014-]+\s+(.*)$")
+_HEADING = re.compile(r"^#{3,6}\s+C[0-9]+[a-z]?\s+[\u2014-]+\s+(.*)$")  # C13a is a ####
 _CLAUSE_ID = re.compile(r"C[0-9]+[a-z]?")
 _URL = re.compile(r"^https?://[^\s/]+", re.IGNORECASE)
 
