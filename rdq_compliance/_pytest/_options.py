@@ -50,6 +50,10 @@ _OPTIONS_AFTER_FORMATS: tuple[_Row, ...] = (
     ("--rdq-upgrade-check", "rdq_upgrade_check", "string", None,
      "with the new release: also read back the corpus saved in DIR by --rdq-upgrade-save "
      "(rule C19)", {"metavar": "DIR"}),
+    ("--rdq-spec-url", "rdq_spec_url", "string", None,
+     "where the spec's clarifications.md is published (an http(s) URL): clause links in the "
+     "report, summary and HTML point there; without it they show the clause's statement",
+     {"metavar": "URL"}),
     ("--rdq-allow-incomplete", "rdq_allow_incomplete", "bool", False,
      "exit 0 when the verdict is incomplete (a partial local run: -k, a missing server); "
      "by default an incomplete run exits 1", {"action": "store_true"}),

@@ -37,6 +37,7 @@ from ..reporting import (
     terminal_safe,
 )
 from ..reporting._causes import Symptom
+from ..reporting._clauses_text import is_absolute_url
 from ..testing._failures import CheckFailed, OperationHung, find_failure
 from ..testing._symptoms import symptom_of_exception
 from ._incomplete import untested, untested_line
@@ -47,8 +48,17 @@ from .formats import ReportFormat, report_formats
 __all__ = ["ReportingPlugin", "configure"]
 
 
+def _check_spec_url(config: pytest.Config) -> None:
+    url = option(config, "rdq_spec_url")
+    if url and not is_absolute_url(str(url)):
+        raise pytest.UsageError(
+            f"--rdq-spec-url={url!r} is not an http(s) address; expected where the spec's "
+            "clarifications.md is published, e.g. https://example.org/spec/clarifications.md")
+
+
 def configure(config: pytest.Config) -> None:
     """Called by the kit's entry ``pytest_configure`` when --rdq-plugin is given."""
+    _check_spec_url(config)
     outputs: list[tuple[ReportFormat, Path]] = []
     for fmt in report_formats():
         path = path_option(config, fmt.ini)
@@ -268,6 +278,7 @@ class ReportingPlugin:
             notes=tuple(kit.notes) if kit is not None else (),
             upgraded_from=kit.upgraded_from if kit is not None else None,
             run_token=kit.run_token if kit is not None else None,
+            spec_url=str(option(self.config, "rdq_spec_url") or "") or None,
         )
 
     def _write(self, fmt: ReportFormat, path: Path, report: Mapping[str, Any]) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ._text import badge_label, badge_message, plain, xml_safe
 
-__all__ = ["COLORS", "render_badge", "render_endpoint"]
+__all__ = ["COLORS", "badge_text", "render_badge", "render_endpoint"]
 
 COLORS = {
     "compliant": ("#4c1", "brightgreen"),
@@ -48,9 +48,30 @@ def _plugin_title(report: Mapping[str, Any]) -> str:
     return "; ".join(parts)
 
 
+DEFAULT_PROFILE = "ci"
+"""The profile a badge need not name: any other (``quick``, ``thorough``) is shown, so
+that a quick run never yields the badge of a ci run."""
+
+
+def badge_text(report: Mapping[str, Any]) -> tuple[str, str]:
+    """(label, message) of the badge: the message names the profile unless it is ci."""
+    message = badge_message(report)
+    profile = str(report.get("profile") or "")
+    if profile != DEFAULT_PROFILE:
+        message += f" · {profile or 'no'} profile"
+    return plain(badge_label(report)), plain(message)
+
+
+def _provenance(report: Mapping[str, Any]) -> str:
+    """``kit 0.1.0, corpus sha256:…, profile quick, 2026-12-03``: what the badge attests."""
+    return (f"kit {report.get('kit_version')}, corpus {report.get('fixture_hash')}, "
+            f"profile {report.get('profile')}, {str(report.get('started_at', ''))[:10]}")
+
+
 def render_badge(report: Mapping[str, Any]) -> str:
-    """A self-contained shields-style SVG (no scripts, no external references)."""
-    label, message = plain(badge_label(report)), plain(badge_message(report))
+    """A self-contained shields-style SVG (no scripts, no external references). Its
+    title (the tooltip) names the plugins, the kit version, the corpus hash and the date."""
+    label, message = badge_text(report)
     fill = COLORS[str(report["verdict"])][0]
     lw = round(text_width(label) + 10)
     mw = round(text_width(message) + 10)
@@ -59,6 +80,7 @@ def render_badge(report: Mapping[str, Any]) -> str:
     plugins = _plugin_title(report)
     if plugins:
         title += f" ({plugins})"
+    title += f"; {_provenance(report)}"
     el, em = xml_safe(label), xml_safe(message)
     lx, mx = lw * 5, lw * 10 + mw * 5  # text is drawn at scale(.1)
     llen, mlen = (lw - 10) * 10, (mw - 10) * 10
@@ -85,10 +107,12 @@ def render_badge(report: Mapping[str, Any]) -> str:
 
 
 def render_endpoint(report: Mapping[str, Any]) -> dict[str, Any]:
-    """The shields.io endpoint document (https://shields.io/badges/endpoint-badge)."""
+    """The shields.io endpoint document (https://shields.io/badges/endpoint-badge); the
+    message names the profile unless it is ci, as the SVG does."""
+    label, message = badge_text(report)
     return {
         "schemaVersion": 1,
-        "label": plain(badge_label(report)),
-        "message": plain(badge_message(report)),
+        "label": label,
+        "message": message,
         "color": COLORS[str(report["verdict"])][1],
     }

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ._causes import SPEC_URL, causes_headline, clause_link
+from ._clauses_text import clause_footer
 from ._text import badge_label, badge_message, terminal_safe
 
 __all__ = ["md_cell", "md_clause_links", "md_clauses", "md_code_block", "render_markdown"]
@@ -167,7 +168,5 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     used = [c for p in report["plugins"] for r in p["requirements"] for c in r["clauses"]]
     used += [c for p in report["plugins"] for k in p.get("causes") or []
              for c in str(k["clause"]).split()]
-    links = md_clause_links(used, base)
-    if links:
-        out += ["", *links]
+    out += clause_footer(used, base)
     return "\n".join(out) + "\n"

@@ -117,20 +117,30 @@ class RunMeta:
     """``name version`` of the release whose corpus an --rdq-upgrade-check run read (C19)."""
     run_token: str | None = None
     """The token in the name of every namespace this run created."""
+    spec_url: str | None = None
+    """Where the spec is published (--rdq-spec-url): the report's ``spec`` when given."""
+
+
+_KEPT_NOTES = ("replay: ", "replay note: ")
+"""Lines a clipped message keeps wherever they are: the failure's replay command (the
+kit adds it last, past the diff) is what a reader of the report acts on."""
 
 
 def clip_message(text: str | None) -> str | None:
-    """The first :data:`MESSAGE_MAX_LINES` lines of ``text``, at most :data:`MESSAGE_MAX_CHARS`."""
+    """The first :data:`MESSAGE_MAX_LINES` lines of ``text``, at most :data:`MESSAGE_MAX_CHARS`,
+    then its replay lines (each cut to :data:`MESSAGE_MAX_CHARS`)."""
     if text is None:
         return None
     lines = text.rstrip("\n").split("\n")
     kept = "\n".join(lines[:MESSAGE_MAX_LINES])
     more = len(lines) - MESSAGE_MAX_LINES
+    notes = "".join("\n" + line[:MESSAGE_MAX_CHARS]
+                    for line in lines[MESSAGE_MAX_LINES:] if line.startswith(_KEPT_NOTES))
     if len(kept) > MESSAGE_MAX_CHARS:
         kept = kept[:MESSAGE_MAX_CHARS]
-        return kept + "\n… (message cut)"
+        return kept + "\n… (message cut)" + notes
     if more > 0:
-        return kept + f"\n… ({more} more lines)"
+        return kept + f"\n… ({more} more lines)" + notes
     return kept
 
 

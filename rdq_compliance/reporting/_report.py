@@ -153,7 +153,7 @@ def build_report(
         "run_token": run.run_token,
         "aborted": run.aborted,
         "notes": [*run.notes, *outage_lines(plugin_docs)],
-        "spec": SPEC_URL,
+        "spec": run.spec_url or SPEC_URL,
         "plugins": plugin_docs,
         "counts": _counts([r["status"] for p in plugin_docs for r in p["requirements"]]),
         "verdict": worst(p.verdict for p in plugins).value,

@@ -68,7 +68,7 @@ def assert_incomplete(pytester: pytest.Pytester, result: pytest.RunResult, repor
     assert "--rdq-allow-incomplete" in line
     for fragment in fragments:
         assert fragment in line, line
-    assert badge(pytester) == ("incomplete", GREY)
+    assert badge(pytester) == ("incomplete · quick profile", GREY)  # run() is quick
     assert "INTERNALERROR" not in result.stdout.str()
 
 
@@ -134,7 +134,7 @@ def test_deselected_must_requirement_is_incomplete(kit: pytest.Pytester) -> None
 def test_known_failures(kit: pytest.Pytester) -> None:
     result, report = run(kit, "--rdq-plugin=standin:lossy")
     assert result.ret == 1 and report["verdict"] == "non-compliant"
-    assert badge(kit)[0] == "non-compliant"
+    assert badge(kit)[0] == "non-compliant · quick profile"
     assert cli(["known-failures", str(kit.path / "out/report.json"), "-o",
                 str(kit.path / "known.txt")]) == 0
     # Every failure listed and everything else tested: exit 0, the verdict unchanged.
@@ -153,4 +153,4 @@ def test_usage_error_still_writes_the_report(kit: pytest.Pytester) -> None:
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert report["verdict"] == "incomplete"
     assert report["aborted"].startswith("usage error: --rdq-profile='bogus' is not a profile")
-    assert badge(kit) == ("incomplete", GREY)
+    assert badge(kit) == ("incomplete · bogus profile", GREY)  # the profile asked for

@@ -112,7 +112,7 @@ def test_report_format_options_live_only_in_their_units() -> None:
 
     units = formats.report_formats()
     assert [f.flag for f in units] == [
-        "--rdq-report", "--rdq-badge", "--rdq-badge-endpoint", "--rdq-summary"]
+        "--rdq-report", "--rdq-badge", "--rdq-badge-endpoint", "--rdq-summary", "--rdq-html"]
     unit_of = {}  # flag and ini name -> the unit module that owns them
     for f in units:
         unit_of[f.flag] = unit_of[f.ini] = Path(sys.modules[f.writer.__module__].__file__ or "")

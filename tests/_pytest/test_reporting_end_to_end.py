@@ -155,7 +155,7 @@ def test_correct_plugin_is_compliant(kit):
     assert {st[rid] for rid in gated} == {"not-applicable"}
     assert {s for rid, s in st.items() if rid not in gated} == {"passed"}
     assert all(r["tests"] for r in p["requirements"] if r["id"] not in gated)
-    assert badge_text(kit) == "compliant"
+    assert badge_text(kit) == "compliant · quick profile"  # a quick run says so
     assert report["seed"] == 0 and report["profile"] == "quick"
     result.stdout.fnmatch_lines(["*= rdq compliance =*", "verdict: COMPLIANT",
                                  "plugin standin:good (standin 1.0.0, envelope v1, "
@@ -196,7 +196,7 @@ def test_defective_plugin_is_non_compliant_and_its_hostile_name_is_contained(kit
     assert st[UF_MUST] == "failed"
     req = next(r for r in report["plugins"][0]["requirements"] if r["id"] == UF_MUST)
     assert req["first_failure"] and "RDQ-UF-001" in req["first_failure"]
-    assert badge_text(kit) == "non-compliant"
+    assert badge_text(kit) == "non-compliant · quick profile"
     svg = (kit.path / "out/badge.svg").read_text()
     assert "<script" not in svg
     assert "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&amp;&apos;" in svg  # in the title
@@ -214,7 +214,7 @@ def test_deselected_must_is_incomplete(kit):
     assert statuses(report)["RDQ-GOLD-001"] == "passed"
     assert statuses(report)["RDQ-RT-001"] == "not-run"
     assert report["verdict"] == "incomplete"
-    assert badge_text(kit) == "incomplete"
+    assert badge_text(kit) == "incomplete · quick profile"
 
 
 def test_unavailable_plugin_is_incomplete(kit, monkeypatch):

@@ -149,8 +149,10 @@ def test_report_terminal_and_markdown_show_the_causes():
 
 def test_markdown_links_every_clause_id():
     """Clause links (issue 14 §7): every Cn in the summary is a shortcut reference link
-    ``[C3]`` (short in the raw file) with its definition below: docs/spec/…#c3."""
-    md = render_markdown(_report_with_causes())
+    ``[C3]`` (short in the raw file) with its definition below, under the published spec
+    (--rdq-spec-url; without one, no link: tests/reporting/test_html_clauses.py)."""
+    published = "https://rdq.example/spec/clarifications.md"
+    md = render_markdown({**_report_with_causes(), "spec": published})
     body, _, defs = md.rstrip("\n").partition("\n\n[C1]: ")
     defined = {f"C{m}" for m in re.findall(r"^\[C([0-9]+[a-z]?)\]: ", "[C1]: " + defs, re.M)}
     used = set(re.findall(r"\[(C[0-9]+[a-z]?)\]", body))
@@ -158,7 +160,7 @@ def test_markdown_links_every_clause_id():
     outside_code = re.sub(r"```text\n.*?\n```", "", body, flags=re.S)
     bare = re.sub(r"\[C[0-9]+[a-z]?\]", "", outside_code)
     assert not re.search(r"\bC[0-9]+[a-z]?\b", bare), re.findall(r".{20}\bC[0-9]+\b.{5}", bare)
-    assert f"[C3]: {SPEC_URL}#c3" in md
+    assert f"[C3]: {published}#c3" in md
     assert clause_link("C8a") == f"{SPEC_URL}#c8a"
     assert md_clauses(["C13a", "WE:payload"]) == "[C13a] WE:payload"
     assert md_clause_links(["C10", "C8a", "C2", "C8"]) == [

@@ -38,7 +38,8 @@ def texts(svg: str) -> list[str]:
     (passing(override={UNGATED_MUST.id: TestStatus.SKIPPED}), (), "incomplete", "#9f9f9f"),
 ])
 def test_badge_says_the_verdict(tests, caps, message, color):
-    r = report_for([meta(caps=caps)], tests)
+    # At the default profile (ci) the badge names no profile: tests/reporting/test_badge.py
+    r = {**report_for([meta(caps=caps)], tests), "profile": "ci"}
     svg = render_badge(r)
     root = ET.fromstring(svg)
     assert texts(svg) == ["rdq envelope v1"] * 2 + [message] * 2
@@ -73,7 +74,7 @@ def test_badge_escapes_everything(hostile):
 
 
 def test_badge_with_no_plugin_and_endpoint_is_plain():
-    r = report_for([], [])
+    r = {**report_for([], []), "profile": "ci"}
     assert texts(render_badge(r))[-1] == "incomplete"
     assert render_endpoint(r)["message"] == "incomplete"
 
