@@ -13,6 +13,14 @@ from ._options import add_options, option
 pytest_addoption = add_options
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser,
+                                  args: list[str]) -> None:
+    from ._rootdir import undo_stray_setup  # an option value must not pick the rootdir
+
+    undo_stray_setup(early_config, parser, args)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     # Registered in every run: a suite module imported outside a kit run (the kit's own
     # tests, --strict-markers) must not warn about its marker.
