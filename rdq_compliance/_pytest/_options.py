@@ -50,6 +50,9 @@ _OPTIONS_AFTER_FORMATS: tuple[_Row, ...] = (
     ("--rdq-upgrade-check", "rdq_upgrade_check", "string", None,
      "with the new release: also read back the corpus saved in DIR by --rdq-upgrade-save "
      "(rule C19)", {"metavar": "DIR"}),
+    ("--rdq-baseline", "rdq_baseline", "string", None,
+     "a previous --rdq-report: the terminal and Markdown summaries lead with what changed "
+     "since it (the exit status is unchanged)", {"metavar": "FILE"}),
     ("--rdq-allow-incomplete", "rdq_allow_incomplete", "bool", False,
      "exit 0 when the verdict is incomplete (a partial local run: -k, a missing server); "
      "by default an incomplete run exits 1", {"action": "store_true"}),

@@ -31,6 +31,7 @@ __all__ = [
     "escape_property",
     "fit_summary",
     "github_annotations",
+    "short_cause",
     "workflow_commands",
 ]
 
@@ -74,7 +75,7 @@ def _first_line(text: str | None) -> str:
 _DEEP = re.compile(r"(?:/\*){6,}")
 
 
-def _short(cause: Mapping[str, Any]) -> dict[str, Any]:
+def short_cause(cause: Mapping[str, Any]) -> dict[str, Any]:
     """The cause with a deeply nested pointer pattern (``/*/*/*…`` hundreds of levels)
     shortened, so that the annotation stays readable."""
     def cut(m: re.Match[str]) -> str:
@@ -112,8 +113,9 @@ def _plugin_annotations(p: Mapping[str, Any], replays: Mapping[str, str],
         order, level = rank(rids)
         rid = str(cause["requirement"])
         n = len(rids)
-        message = (f"plugin {label!r}: {cause_line(_short(cause), code='')}: {cause['failures']} "
-                   f"failed test{'s' if cause['failures'] != 1 else ''} in {n} "
+        line = cause_line(short_cause(cause), code="")
+        k = int(cause["failures"])
+        message = (f"plugin {label!r}: {line}: {k} failed test{'s' if k != 1 else ''} in {n} "
                    f"requirement{'s' if n != 1 else ''} ({', '.join(rids[:6])}"
                    f"{', …' if n > 6 else ''})\n"
                    f"{_replay(label, rid, cause['tests'], replays)}")
