@@ -17,6 +17,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ._cli_requirements import register as register_requirements
     from ._cli_validate import register as register_validate
     from .reporting._cli import register as register_reporting
+    from .reporting._cli_ci import register as register_ci
 
     parser = argparse.ArgumentParser(
         prog="rdq-compliance",
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     register_validate(sub)
     register_reporting(sub)
+    register_ci(sub)  # diff, merge
     register_requirements(sub)
     return parser
 

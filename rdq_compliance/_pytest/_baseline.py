@@ -47,7 +47,15 @@ class BaselinePlugin:
         self.config = config
         self.path = path
         self.baseline = baseline
-        self.summary = path_option(config, "rdq_summary")
+
+    def _summary(self) -> Path | None:
+        """Where this run appends its Markdown summary: the output of the format unit that
+        writes Markdown (``what`` "summary"), if the run was given one."""
+        reporting = self.config.pluginmanager.get_plugin("rdq-reporting")
+        for fmt, path in getattr(reporting, "outputs", ()):
+            if fmt.what == "summary":
+                return Path(path)
+        return None
 
     def _report(self) -> Mapping[str, Any] | None:
         reporting = self.config.pluginmanager.get_plugin("rdq-reporting")
@@ -56,14 +64,15 @@ class BaselinePlugin:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> Generator[None, None, None]:
-        before = _size(self.summary)
+        summary = self._summary()
+        before = _size(summary)
         result = yield  # the reporting plugin writes the report and the summary
         report = self._report()
-        if (report is None or hasattr(self.config, "workerinput") or self.summary is None
-                or _size(self.summary) <= before):
+        if (report is None or hasattr(self.config, "workerinput") or summary is None
+                or _size(summary) <= before):
             return result
         diff = diff_reports(self.baseline, report)
-        data = self.summary.read_bytes()
+        data = summary.read_bytes()
         if data[before:before + 1] == b"\n":
             before += 1  # the blank line the summary writer puts after earlier content
         head, ours = data[:before], data[before:].decode("utf-8")
@@ -71,7 +80,7 @@ class BaselinePlugin:
         # the section leads; what this run appended keeps to GitHub's limit with it
         text = section + fit_summary(ours, max(SUMMARY_LIMIT - len(head) - len(
             section.encode("utf-8")), 0))
-        self.summary.write_bytes(head + text.encode("utf-8"))
+        summary.write_bytes(head + text.encode("utf-8"))
         return result
 
     @pytest.hookimpl(tryfirst=True)

@@ -98,9 +98,6 @@ def register(sub: Any) -> None:
             help="write a known-failures file from a report",
             description="Verify a --rdq-report file, then write the file for "
             "--rdq-known-failures listing every failed requirement.")
-    from ._cli_ci import register as register_ci  # diff, merge: reporting/_cli_ci.py
-
-    register_ci(sub)
 
 
 def _writer(sub: Any, name: str, func: Callable[[argparse.Namespace], int], *, help: str,
