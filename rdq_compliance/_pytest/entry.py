@@ -29,13 +29,14 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if not option(config, "rdq_plugins"):
         return  # without --rdq-plugin the kit adds nothing to a pytest run
-    from . import _baseline, _github, kit, reporting_plugin
+    from . import _baseline, _github, _shard, kit, reporting_plugin
 
     try:
         kit.configure(config)
         reporting_plugin.configure(config)
         _github.configure(config)  # JUnit properties of failures, GitHub annotations
         _baseline.configure(config)  # --rdq-baseline
+        _shard.configure(config)  # --rdq-shard
     except pytest.UsageError as exc:
         # A CI job archives the report whatever happened: it says why nothing ran.
         reporting_plugin.write_usage_error_outputs(config, str(exc))
