@@ -18,6 +18,7 @@ def build_parser() -> argparse.ArgumentParser:
     from ._cli_validate import register as register_validate
     from .reporting._cli import register as register_reporting
     from .reporting._cli_pages import register as register_pages
+    from .reporting._cli_ci import register as register_ci
 
     parser = argparse.ArgumentParser(
         prog="rdq-compliance",
@@ -28,6 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_validate(sub)
     register_reporting(sub)
     register_pages(sub)
+    register_ci(sub)  # diff, merge
     register_requirements(sub)
     return parser
 

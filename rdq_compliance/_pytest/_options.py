@@ -54,6 +54,13 @@ _OPTIONS_AFTER_FORMATS: tuple[_Row, ...] = (
      "where the spec's clarifications.md is published (an http(s) URL): clause links in the "
      "report, summary and HTML point there; without it they show the clause's statement",
      {"metavar": "URL"}),
+    ("--rdq-baseline", "rdq_baseline", "string", None,
+     "a previous --rdq-report: the terminal and Markdown summaries lead with what changed "
+     "since it (the exit status is unchanged)", {"metavar": "FILE"}),
+    ("--rdq-shard", "rdq_shard", "string", None,
+     "run only share K of N of the kit's tests (deterministic; the long ones spread over "
+     "the shards); rdq-compliance merge combines the N reports into the run's verdict",
+     {"metavar": "K/N"}),
     ("--rdq-allow-incomplete", "rdq_allow_incomplete", "bool", False,
      "exit 0 when the verdict is incomplete (a partial local run: -k, a missing server); "
      "by default an incomplete run exits 1", {"action": "store_true"}),

@@ -11,13 +11,14 @@ from ._base import ReportFormat
 
 
 def _write(path: Path, report: Mapping[str, Any]) -> None:
+    from ...reporting._github import SUMMARY_LIMIT, fit_summary
     from ...reporting._markdown import render_markdown  # here: see _base
 
-    text = render_markdown(report)
     with path.open("a", encoding="utf-8") as f:
         if f.tell() > 0:
             f.write("\n")
-        f.write(text)
+        # GitHub rejects a step summary (every step's appends) over 1 MiB
+        f.write(fit_summary(render_markdown(report), max(SUMMARY_LIMIT - f.tell(), 0)))
 
 
 FORMAT = ReportFormat(flag="--rdq-summary", what="summary", order=40, writer=_write,

@@ -1,0 +1,81 @@
+"""reporting/_merge.py: shards of one run merged into the run's report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from rdq_compliance.reporting import TestStatus, verify_report
+from rdq_compliance.reporting._causes import Symptom
+from rdq_compliance.reporting._merge import MergeError, merge_reports, shard_note, shard_of
+from rdq_compliance.reporting._model import TestResult
+from tests.reporting._synth import MUSTS, meta, passing, report_for
+
+RID = next(r.id for r in MUSTS if r.capability is None)
+
+
+def _tests(failing: bool) -> list[TestResult]:
+    tests = passing()
+    if failing:
+        tests += [TestResult(f"t::{RID}-{i}[mem]", RID, "mem", TestStatus.FAILED, "x", 0.0,
+                             cause=Symptom(f"/f{i}", "/created_at", "instant changed", "C3",
+                                           f"by -{i} ms", f"diff {i}")) for i in range(5)]
+    return tests
+
+
+def _shards(tests: list[TestResult], n: int, **kw: Any) -> list[tuple[str, dict[str, Any]]]:
+    return [(f"s{k}.json", report_for([meta()], tests[k - 1::n], notes=[shard_note(k, n)],
+                                      **kw)) for k in range(1, n + 1)]
+
+
+def _outcome(report: dict[str, Any]) -> tuple[Any, ...]:
+    (p,) = report["plugins"]
+    return (report["verdict"], {r["id"]: r["status"] for r in p["requirements"]}, p["causes"])
+
+
+@pytest.mark.parametrize("failing", [False, True])
+def test_merged_shards_give_the_whole_runs_outcome(failing: bool) -> None:
+    tests = _tests(failing)
+    whole = report_for([meta()], tests)
+    merged = merge_reports(_shards(tests, 3))
+    verify_report(merged)  # a fresh digest
+    assert _outcome(merged) == _outcome(whole)
+    assert merged["verdict"] == ("non-compliant" if failing else "compliant")
+    assert merged["notes"] == ["merged from shards 1, 2, 3 of 3"]
+
+
+def test_a_missing_shard_makes_it_incomplete_never_compliant() -> None:
+    shards = _shards(_tests(False), 3)
+    merged = merge_reports([shards[0], shards[2]])
+    assert merged["verdict"] == "incomplete"
+    assert merged["notes"] == ["merged from shards 1, 3 of 3; missing: 2"]
+    # every requirement with a passed test in shard 1 and another in the missing shard 2
+    twice = [TestResult(f"{t.nodeid}-{n}", t.requirement, t.plugin, t.status, t.message)
+             for t in _tests(False) for n in "ab"]
+    halves = _shards(twice, 2)
+    assert merge_reports(halves)["verdict"] == "compliant"
+    assert merge_reports(halves[:1])["verdict"] == "incomplete"
+    failing = _shards(_tests(True), 3)
+    assert merge_reports(failing[:1])["verdict"] in ("non-compliant", "incomplete")
+
+
+def test_reports_that_are_not_shards_of_one_run_are_refused() -> None:
+    shards = _shards(_tests(False), 2)
+    other_seed = _shards(_tests(False), 2)[1][1] | {"seed": 7}
+    cases = [
+        ([shards[0], ("x.json", other_seed)], "x.json: seed=7, but s1.json has seed=0"),
+        ([shards[0], shards[0]], "s1.json: shard 1/2 again (also s1.json)"),
+        ([shards[0], _shards(_tests(False), 3)[1]], "s2.json: shard 2/3, but s1.json is a "
+                                                     "shard of 2"),
+        ([("plain.json", report_for([meta()], _tests(False)))],
+         "plain.json: not the report of a --rdq-shard run"),
+        ([shards[0], ("y.json", _shards(_tests(False), 2, )[1][1] | {
+            "plugins": [shards[1][1]["plugins"][0] | {"version": "9"}]})],
+         "y.json: plugins"),
+    ]
+    for reports, message in cases:
+        with pytest.raises(MergeError, match="^" + message.replace("(", r"\(").replace(
+                ")", r"\)")):
+            merge_reports(reports)
+    assert shard_of(shards[1][1]) == (2, 2)
