@@ -17,8 +17,8 @@ def build_parser() -> argparse.ArgumentParser:
     from ._cli_requirements import register as register_requirements
     from ._cli_validate import register as register_validate
     from .reporting._cli import register as register_reporting
-    from .reporting._cli_pages import register as register_pages
     from .reporting._cli_ci import register as register_ci
+    from .reporting._cli_pages import register as register_pages
 
     parser = argparse.ArgumentParser(
         prog="rdq-compliance",
