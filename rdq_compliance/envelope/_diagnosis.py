@@ -146,10 +146,15 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     _r("/payload_content_type", "*", "RDQ-RT-006", "C4"),
     _r("/attempts/*/error/message", "*", "RDQ-TR-001", "C1 C4"),
     _r("/attempts/*/error/stack", "*", "RDQ-TR-001", "C1 C4"),
+    _r("/envelope_version", "number", "RDQ-VER-001", "C16"),
     _r("/envelope_version", "*", "RDQ-VER-001", "C16"),
     _r("/queue", "*", "RDQ-RT-001", "C8a"),
     _r("/handler_ref", "*", "RDQ-RT-001", "C8a"),
     # Refusals and exceptions of valid envelopes: by the value that triggers them.
+    _r("/**", "refused|raised", "RDQ-ST-005", "C2 C17", trigger="large"),
+    _r("/**", "refused|raised", "RDQ-UF-007", "C10", trigger="deep"),
+    _r("/**", "refused|raised", "RDQ-TR-001", "C1", trigger="long-text"),
+    _r("/**", "refused|raised", "RDQ-RT-005", "C12", trigger="many-attempts"),
     _r("/**", "refused|raised", "RDQ-RT-006", "C4", trigger="nul"),
     _r("/**", "refused|raised", "RDQ-RT-006", "C4", trigger="astral"),
     _r("/**", "refused|raised", "RDQ-RT-008", "C7", trigger="non-utf8-payload"),
@@ -157,10 +162,6 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     _r("/**", "refused|raised", "RDQ-RT-009", "C8", trigger="empty-key"),
     _r("/**", "refused|raised", "RDQ-RT-009", "C8", trigger="dotted-key"),
     _r("/**", "refused|raised", "RDQ-UF-005", "C5", trigger="big-int"),
-    _r("/**", "refused|raised", "RDQ-UF-007", "C10", trigger="deep"),
-    _r("/**", "refused|raised", "RDQ-TR-001", "C1", trigger="long-text"),
-    _r("/**", "refused|raised", "RDQ-ST-005", "C2 C17", trigger="large"),
-    _r("/**", "refused|raised", "RDQ-RT-005", "C12", trigger="many-attempts"),
     # Something that was never written came back: what an earlier version left behind.
     _r("/**", "stale|unexpected", "RDQ-ST-001", "C13"),
     _r("/", "~refused|raised", "RDQ-RT-001", "C13"),
@@ -220,12 +221,13 @@ _ERROR = frozenset(ERROR_FIELDS)
 
 def pointer_pattern(pointer: str) -> str:
     """``pointer`` with array indexes and names the kit generates (header keys, unknown
-    field names, keys inside ``detail`` and unknown values) replaced by ``*``:
+    field names but the reserved ``payload_ref``, keys inside ``detail`` and unknown
+    values) replaced by ``*``:
     ``/attempts/3/error/x_7`` -> ``/attempts/*/error/*``."""
     out: list[str] = []
     level = "envelope"
     for token in pointer.split("/")[1:]:
-        if level == "envelope" and token in _ENVELOPE:
+        if level == "envelope" and (token in _ENVELOPE or token == "payload_ref"):
             out.append(token)
             level = {"headers": "json", "attempts": "attempts"}.get(token, "json")
         elif level == "attempts" and token.isdigit():

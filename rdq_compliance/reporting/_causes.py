@@ -221,6 +221,12 @@ def causes_of(
         found_clause = Counter(s.clause for s in symptoms).most_common(1)[0][0]
         clause = " ".join(rule.clauses) if rule is not None else found_clause
         ordered = sorted(reqs, key=lambda r: (*_specificity(r, clause), -reqs[r], r))
+        if rule is not None and rule.requirement not in everywhere:
+            # The table's requirement did not fail in this run (not selected, or its tests
+            # passed: a cache hid the loss from them): the defect is what the failing tests
+            # check (durability, eviction, aliasing), so the group's requirement is named.
+            rule = None
+            clause = found_clause
         if rule is not None:
             best = rule.requirement
         else:
