@@ -136,6 +136,11 @@ def for_all(
         raise failure
 
 
+def _budget_note() -> str:
+    return (f"(shrinking stopped after {SHRINK_CALLS} examples: the shrink budget; this is "
+            "the smallest failing example found by then)")
+
+
 class _Guard:
     """Watches one property's or state machine's failures: counts the examples run after
     the first failure and cuts the search short (raises :class:`Unshrunk`) as ``_budget``
@@ -166,19 +171,17 @@ class _Guard:
 
         return guarded
 
-    def before_example(self) -> None:
+    def before_example(self, *, cut: bool = True) -> None:
+        """Count an example; past the budget, end the search with the last failure
+        (``cut``) or leave that to the next failure (a state machine: raising before its
+        first draw would leave Hypothesis' record of the search inconsistent)."""
         __tracebackhide__ = True
         if self.last is None:
             return
         self.calls_since += 1
-        if self.calls_since > SHRINK_CALLS:
+        if cut and self.calls_since > SHRINK_CALLS:
             failure, drawn = self.last
-            raise Unshrunk(
-                failure,
-                f"(shrinking stopped after {SHRINK_CALLS} examples: the shrink budget; this "
-                "is the smallest failing example found by then)",
-                drawn,
-            ) from None
+            raise Unshrunk(failure, _budget_note(), drawn) from None
 
     def failed(self, exc: BaseException) -> None:
         __tracebackhide__ = True
@@ -197,6 +200,8 @@ class _Guard:
             self.signature = signature
         if signature == self.signature:
             self.last = (exc, dict(self.drawn))
+            if self.calls_since > SHRINK_CALLS:
+                raise Unshrunk(exc, _budget_note(), dict(self.drawn)) from None
 
 
 def run_machine(rdq: Rdq, machine: type[RuleBasedStateMachine]) -> None:
@@ -213,7 +218,7 @@ def run_machine(rdq: Rdq, machine: type[RuleBasedStateMachine]) -> None:
     replaying = rdq.replay is not None
 
     def factory() -> RuleBasedStateMachine:
-        guard.before_example()
+        guard.before_example(cut=False)
         return machine()
 
     params = json.dumps(rdq.params, sort_keys=True)

@@ -245,3 +245,18 @@ def test_a_new_cause_found_first_is_not_cut_by_an_established_one() -> None:
         test()
     assert failures[0] == "new" and "old" in failures  # the shrink met the old cause ...
     assert not isinstance(info.value, Unshrunk)  # ... and was not cut short by it
+
+
+def test_a_long_machine_shrink_stops_at_the_budget(kit: pytest.Pytester) -> None:
+    """A store that forgets every write: the state machine's shrink runs past the budget
+    and ends at the next failing example, which is reported (and saved) as the failure."""
+    test = "test_state_machine_agrees_with_model"
+    result = run(kit, "--rdq-plugin=fake", "--rdq-option=fault=forgetful", "-k", test,
+                 "--rdq-failures-dir=cases")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*RDQ-ST-006*", "*returned None, expected the envelope written*",
+        f"*shrinking stopped after {_properties.SHRINK_CALLS} examples: the shrink budget*",
+    ])
+    case = _case(kit.path / "cases", test)
+    assert case["check"] == "machine" and case["example"]["ops"]
