@@ -182,3 +182,31 @@ def test_cli_html(tmp_path, capsys):
     assert main(["html", str(src), "-o", str(out)]) == 1
     assert not out.exists()
     assert "digest mismatch" in capsys.readouterr().err
+
+
+def test_the_wheel_ships_the_templates(tmp_path):
+    """An installed kit renders the page: templates (package data) and the clause text
+    come from the wheel, not from the source tree."""
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+
+    wheel_builder = pytest.importorskip("hatchling.builders.wheel")
+    repo = Path(__file__).resolve().parents[2]
+    (built,) = wheel_builder.WheelBuilder(str(repo)).build(
+        directory=str(tmp_path / "dist"), versions=["standard"])
+    unpacked = tmp_path / "site"
+    with zipfile.ZipFile(built) as wheel:
+        assert "rdq_compliance/reporting/templates/report.html.j2" in wheel.namelist()
+        wheel.extractall(unpacked)
+    src = tmp_path / "report.json"
+    write_json(src, failing_report())
+    subprocess.run([sys.executable, "-c", "import rdq_compliance, sys; "
+                    "assert rdq_compliance.__file__.startswith(sys.argv[1]); "
+                    "from rdq_compliance._cli import main; "
+                    "sys.exit(main(['html', sys.argv[2], '-o', sys.argv[3]]))",
+                    str(unpacked), str(src), str(tmp_path / "out.html")],
+                   env={"PYTHONPATH": str(unpacked), "PATH": ""}, check=True, cwd=tmp_path)
+    page = (tmp_path / "out.html").read_text(encoding="utf-8")
+    assert "A string is a sequence of Unicode scalar values" in page
