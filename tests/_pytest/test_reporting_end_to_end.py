@@ -176,10 +176,10 @@ def test_durable_plugin_badge_names_the_capability(kit):
 
 
 def test_concurrent_plugin_report_names_the_capability(kit):
-    # C18: the capability is verified only when RDQ-CC-001..004 all passed.
+    # C18: the capability is verified only when RDQ-CC-001..005 all passed.
     result, report = run(kit, "concurrent", "-k", "concurrency", "--rdq-allow-incomplete")
     assert result.ret == 0
-    assert {statuses(report)[f"RDQ-CC-00{i}"] for i in range(1, 5)} == {"passed"}
+    assert {statuses(report)[f"RDQ-CC-00{i}"] for i in range(1, 6)} == {"passed"}
     assert report["plugins"][0]["capabilities_verified"] == ["concurrent"]
     text = (kit.path / "out/summary.md").read_text()
     assert "concurrent" in text
