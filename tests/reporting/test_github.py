@@ -77,27 +77,49 @@ def test_each_annotation_names_requirement_cause_and_replay() -> None:
     assert second.endswith(f"%0Arerun: pytest --rdq-plugin=x:y,z -k {c1}")
 
 
-def test_a_failure_without_cause_is_annotated_from_its_message() -> None:
+def test_a_failure_without_a_difference_is_annotated_by_its_message_cause() -> None:
+    # Every failure is in a cause (issue 21 §1): one that carries no difference is
+    # grouped by its (masked) message, and the annotation says so.
     rid = MUSTS[0].id
     report = report_for([meta()], passing(override={rid: TestStatus.FAILED},
                                           message="pkg.CheckFailed: the store lost it\nx"))
     (line,) = workflow_commands(report)
-    assert line.startswith(f"::error title={rid} (MUST) failed · mem::plugin 'mem': {rid} "
-                           "failed [")
-    assert "]: the store lost it%0Arerun: " in line
+    assert line.startswith(f"::error title={rid} ["), line
+    assert "the store lost it" in line and "%0Arerun: " in line and f"-k {rid}" in line
+
+
+def _two_failures() -> list[TestResult]:
+    must, should = MUSTS[0].id, SHOULDS[0].id
+    tests = passing(override={must: TestStatus.FAILED, should: TestStatus.FAILED})
+    out = []
+    for t in tests:  # a different message each: two causes
+        if t.requirement in (must, should):
+            t = TestResult(t.nodeid, t.requirement, t.plugin, t.status,
+                           f"E: broken in {t.requirement}", t.duration)
+        out.append(t)
+    return out
 
 
 def test_levels_should_is_a_warning_known_is_a_notice_incomplete_is_an_error() -> None:
-    must, should = MUSTS[0].id, SHOULDS[0].id
-    tests = passing(override={must: TestStatus.FAILED, should: TestStatus.FAILED},
-                    message="E: broken")
-    known = report_for([meta()], tests, known_failures={("mem", must): True})
+    must = MUSTS[0].id
+    known = report_for([meta()], _two_failures(), known_failures={("mem", must): True})
     levels = [a.level for a in github_annotations(known)]
     assert levels == ["warning", "notice"], github_annotations(known)
+    unknown = report_for([meta()], _two_failures())
+    assert [a.level for a in github_annotations(unknown)] == ["error", "warning"]
     incomplete = report_for([meta()], passing(override={MUSTS[1].id: None}))
     (a,) = github_annotations(incomplete)
     assert (a.level, a.title) == ("error", "incomplete · mem")
     assert "1 MUST requirement not tested" in a.message and MUSTS[1].id in a.message
+
+
+def test_a_cause_over_a_known_must_and_a_new_should_failure_is_a_warning() -> None:
+    must, should = MUSTS[0].id, SHOULDS[0].id
+    tests = passing(override={must: TestStatus.FAILED, should: TestStatus.FAILED},
+                    message="E: broken")  # one message: one cause over both
+    known = report_for([meta()], tests, known_failures={("mem", must): True})
+    (a,) = github_annotations(known)
+    assert a.level == "warning", a
 
 
 def test_deep_pointer_patterns_are_shortened() -> None:
