@@ -63,8 +63,10 @@ def _diagnosis_table(rules: Sequence[DefectRule]) -> list[str]:
         "unknown field or a header key, `**` anything below), the kind of difference, and "
         "for a store that refuses or raises on a valid envelope, the kind of value all "
         "such envelopes held. The most specific matching row names the requirement of the "
-        "root cause in the report and the terminal; the rows' order is the order the kit's "
-        "tests run in, so that `-x` stops on the requirement of the defect.",
+        "root cause in the report and the terminal (when that requirement failed in the run; "
+        "else the failing tests' own: a cache that hides a loss from the round-trip tests is "
+        "a durability or eviction defect); the rows' order is the order the kit's tests run "
+        "in, so that `-x` stops on the requirement of the defect.",
         "",
         "| # | pointer | difference | trigger | requirement | clauses |",
         "| --- | --- | --- | --- | --- | --- |",

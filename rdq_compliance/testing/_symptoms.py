@@ -70,11 +70,12 @@ def symptom_of(
         lines.append(f"  \u2026 and {len(diff_lines) - _DIFF_LINES} more lines")
     # An earlier version read back: a rewrite ignored. Unless all it lacks is what the
     # rewrite added: a store that loses fields reads back the same (a missing difference).
-    # And unless the rewrite changed one field only: a store that mangles that field may
-    # read back exactly the earlier version (trailing spaces stripped from "m ").
+    # And unless the rewrite changed one kind of thing only: a store that mangles it may
+    # read back exactly the earlier version ("m " stripped to "m", "" read as null).
     if (isinstance(actual, Envelope) and difference_class(first) != "missing"
             and any(e is not expected and e == actual for e in earlier)
-            and expected is not None and len(diff(expected, actual)) >= 2):
+            and expected is not None
+            and len({difference_class(d) for d in diff(expected, actual)}) >= 2):
         return Symptom(pointer="/", pattern="/", kind="earlier version read back",
                        clause="C13", summary="the version written before the rewrite came back",
                        diff="\n".join(lines), difference="stale")
