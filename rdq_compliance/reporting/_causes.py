@@ -205,7 +205,9 @@ def causes_of(
     most specific failing requirement of the group.
     """
     groups: dict[tuple[str, str], list[tuple[str, str, Symptom]]] = {}
-    for nodeid, rid, s in failures:
+    # By node id, not by arrival: every tie below (the pattern named, the example shown)
+    # is then the same however the tests were ordered, dealt to xdist workers or shards.
+    for nodeid, rid, s in sorted(failures, key=lambda f: f[0]):
         groups.setdefault((s.kind, _place(s.pattern)), []).append((nodeid, rid, s))
     everywhere = Counter(rid for members in groups.values() for _, rid, _ in members)
     out: list[dict[str, Any]] = []
@@ -252,7 +254,7 @@ def causes_of(
         tests = sorted({n for n, _, _ in members})
         cause = {
             "pointer": pattern,
-            "pointers": [p for p, _ in patterns.most_common()],
+            "pointers": sorted(patterns, key=lambda p: (-patterns[p], p)),
             "kind": kind,
             "clause": clause,
             "summary": summary,
