@@ -32,6 +32,7 @@ from ..envelope._diagnosis import TRIGGERS, find_rule
 __all__ = [
     "SPEC_URL",
     "Symptom",
+    "cause_key",
     "cause_line",
     "cause_signature",
     "causes_headline",
@@ -127,6 +128,13 @@ def fallback_symptom(message: str | None) -> Symptom:
 # -- grouping ------------------------------------------------------------------------------
 
 
+def cause_key(symptom: Symptom) -> tuple[str, str]:
+    """What makes failures one cause: the kind of difference (refusals and exceptions:
+    operation, type or C17 code and masked message) and its place (:func:`_place`). The
+    root causes group by it; the shrink budget (``testing._budget``) cuts by it."""
+    return (symptom.kind, _place(symptom.pattern))
+
+
 def _place(pattern: str) -> str:
     """What tells causes of one clause and kind apart: nothing for a field the envelope
     defines (the timestamps at the top and in attempts are one cause), the object for a
@@ -208,7 +216,7 @@ def causes_of(
     # By node id, not by arrival: every tie below (the pattern named, the example shown)
     # is then the same however the tests were ordered, dealt to xdist workers or shards.
     for nodeid, rid, s in sorted(failures, key=lambda f: f[0]):
-        groups.setdefault((s.kind, _place(s.pattern)), []).append((nodeid, rid, s))
+        groups.setdefault(cause_key(s), []).append((nodeid, rid, s))
     everywhere = Counter(rid for members in groups.values() for _, rid, _ in members)
     out: list[dict[str, Any]] = []
     members_of: list[list[str]] = []

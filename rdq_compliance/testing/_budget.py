@@ -22,12 +22,13 @@ symptom and saved case; only the search for a smaller example is cut short.
 
 from __future__ import annotations
 
-import re
 import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..reporting._causes import cause_key
 from ._failures import CheckFailed, find_failure
+from ._symptoms import symptom_of_exception
 
 __all__ = [
     "SHRINK_CALLS",
@@ -35,7 +36,6 @@ __all__ = [
     "Unshrunk",
     "established",
     "failure_signature",
-    "mask",
 ]
 
 SHRINK_CALLS = 100
@@ -63,26 +63,15 @@ class Unshrunk(BaseException):
         """The failing example's drawn values, for the saved case."""
 
 
-_QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
-_WITH_DIGIT = re.compile(r"[\w.+-]*\d[\w.:+-]*")
-
-
-def mask(text: str) -> str:
-    """``text`` with its variable parts masked: quoted values as ``'…'``, every word
-    holding a digit (numbers, ids, namespace names, array indexes, timestamps) as ``#``."""
-    return _WITH_DIGIT.sub("#", _QUOTED.sub("'…'", text))
-
-
 def failure_signature(exc: BaseException) -> str | None:
     """What makes two failures one cause, as one line; None for no failure of a check
     (Hypothesis' own control exceptions, pytest outcomes): those are never cut short.
 
-    A round-trip difference (a :class:`CheckFailed` carrying a symptom): its kind and,
-    for a generated key, the object holding it, as the root causes group them
-    (``reporting._causes.group_causes``). Another ``CheckFailed``: its summary line (the
-    one after the requirement's) masked. Any other exception: its type and the first line
-    of its message, masked. An exception group: its first check failure, else its first
-    exception.
+    The key the root causes group by (``reporting._causes.cause_key``) of the failure's
+    symptom (``testing._symptoms.symptom_of_exception``): for a round-trip difference its
+    kind and, for a generated key, the object holding it; for a refusal or another
+    exception the operation, type or C17 code and masked message. An exception group:
+    its first check failure, else its first exception.
     """
     if isinstance(exc, BaseExceptionGroup):
         inner: BaseException | None = find_failure(exc, CheckFailed)
@@ -91,17 +80,8 @@ def failure_signature(exc: BaseException) -> str | None:
         return None if inner is None else failure_signature(inner)
     if not isinstance(exc, Exception) or _is_hypothesis_control(exc):
         return None
-    if isinstance(exc, CheckFailed):
-        s = exc.symptom
-        if s is not None:
-            parent, _, leaf = s.pattern.rpartition("/")
-            return f"differs: {s.kind} at {parent if leaf == '*' else 'a defined field'}"
-        lines = str(exc).splitlines()
-        summary = lines[1] if len(lines) > 1 else (lines[0] if lines else "")
-        # "plugin 'label': ..." names the plugin, which is the same for every failure here.
-        return f"check failed: {mask(summary.partition(': ')[2] or summary)}"
-    first = str(exc).splitlines()[0] if str(exc) else ""
-    return f"{type(exc).__module__}.{type(exc).__qualname__}: {mask(first)}"
+    kind, place = cause_key(symptom_of_exception(exc))
+    return f"{kind} at {place or 'a defined field'}"
 
 
 def _is_hypothesis_control(exc: BaseException) -> bool:

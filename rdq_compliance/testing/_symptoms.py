@@ -187,6 +187,6 @@ def symptom_of_exception(exc: BaseException) -> Symptom:
         return symptom
     envelopes = getattr(exc, "envelopes", ())
     text = str(exc)
-    if "\n" not in text and not text.startswith("plugin "):
+    if _PLUGIN_LINE.search(text) is None:  # not the kit's message: the type tells apart
         text = f"{type(exc).__name__}: {text}"
     return symptom_of_failure(text, envelopes if isinstance(envelopes, tuple) else ())
