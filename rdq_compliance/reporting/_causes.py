@@ -292,15 +292,15 @@ def explained_by(
     explained by cause 1``). ``index`` maps node ids to their cause's index
     (:func:`causes_of`); ``failed_tests`` requirement ids to their failed node ids."""
     where = {n: i + 1 for n, i in index.items()}
-    named = {c["requirement"] for c in causes}
     out: dict[str, int] = {}
     for rid, tests in failed_tests.items():
-        if rid in named or not tests:
-            continue
         numbers = {where.get(t) for t in tests}
-        if None in numbers:
+        if not tests or None in numbers:
             continue
-        out[rid] = min(n for n in numbers if n is not None)
+        found = sorted(n for n in numbers if n is not None)
+        if any(causes[n - 1]["requirement"] == rid for n in found):
+            continue  # one of its own failures is a cause that names it
+        out[rid] = found[0]
     return out
 
 

@@ -119,10 +119,11 @@ def symptom_of_violation(first: Violation, clause: str, lines: list[str]) -> Sym
 # "plugin 'label': <operation>(…) … refused … with StorageError(code='X', message='…')"
 # or "plugin 'label': <operation>(…) … raised Type: message".
 _PLUGIN_LINE = re.compile(r"^plugin '(?:[^'\\]|\\.)*': (?P<body>.*)$", re.M)
-_OPERATION = re.compile(r"^(?P<op>[\w.]+)\(")
+_OPERATION = re.compile(r"^(?P<op>[\w.]+)[( ]")
 _STORAGE_ERROR = re.compile(r"StorageError\(code=(?:<[\w.]+: )?'(?P<code>[^']*)'>?, "
                             r"message=(?P<msg>.*?)\)"
                             r"(?: \(C17|;|, whose|$)")
+_REFUSED_CODE = re.compile(r"\brefused with code (?:<[\w.]+: )?'(?P<code>[^']*)'>?")
 _RAISED = re.compile(r"\braised (?P<type>[\w.]+): (?P<msg>.*)$")
 
 
@@ -164,7 +165,16 @@ def symptom_of_failure(message: str, envelopes: Iterable[object] = ()) -> Sympto
         return Symptom(
             pointer="/", pattern="/", clause="C17", diff="\n".join(lines),
             summary=_short(f"{op} refused with {err.group('code')}: {text}"),
-            kind=f"{op} refused: StorageError {err.group('code')}: {mask(text)}"[:200],
+            # Refusals group by operation and C17 code (issue 21 §1): one store refusing
+            # for one reason answers several checks with different words around it.
+            kind=f"{op} refused: StorageError {err.group('code')}",
+            difference="refused", triggers=_triggers(envelopes),
+        )
+    code = _REFUSED_CODE.search(body)
+    if code is not None:
+        return Symptom(
+            pointer="/", pattern="/", clause="C17", diff="\n".join(lines),
+            summary=_short(body), kind=f"{op} refused: StorageError {code.group('code')}",
             difference="refused", triggers=_triggers(envelopes),
         )
     raised = _RAISED.search(body)
