@@ -48,6 +48,8 @@ DIFFERENCES: Mapping[str, str] = {
     "empty-null": 'null came back for "", {} or [] (or the other way round)',
     "number": "a number came back with another value or type",
     "text": "a string came back with other code points",
+    "cut": "a string came back cut short: a proper prefix of what was written, more than "
+           "white space or U+0000 cut off (a column limit)",
     "bytes": "the payload came back with other bytes",
     "missing": "a field, key or item did not come back",
     "unexpected": "a field, key or item came back that was not written",
@@ -67,6 +69,9 @@ TRIGGERS: Mapping[str, str] = {
     "dotted-key": "a key holding '.' or starting with '$'",
     "empty-key": "the empty header key",
     "long-header": "a header value of 256+ bytes",
+    "long-key": "a header key of 256+ bytes",
+    "long-field": "a handler_version, payload_content_type or error.type of 256+ bytes",
+    "many-headers": "1,000 or more headers",
     "long-text": "a string of 4,096+ bytes",
     "deep": "JSON nested 64+ levels deep",
     "big-int": "an integer beyond 2^53",
@@ -142,6 +147,7 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     _r("/payload_ref/**", _KEPT, "RDQ-UF-004", "C10"),
     _r("/*/**", _KEPT, "RDQ-UF-001", "C10"),
     _r("/**", "number", "RDQ-UF-005", "C5"),
+    _r("/**", "cut", "RDQ-RT-011", "C4"),
     _r("/**", "text", "RDQ-RT-006", "C4"),
     _r("/payload_content_type", "*", "RDQ-RT-006", "C4"),
     _r("/attempts/*/error/message", "*", "RDQ-TR-001", "C1 C4"),
@@ -153,6 +159,10 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     # Refusals and exceptions of valid envelopes: by the value that triggers them.
     _r("/**", "refused|raised", "RDQ-ST-005", "C2 C17", trigger="large"),
     _r("/**", "refused|raised", "RDQ-UF-007", "C10", trigger="deep"),
+    _r("/**", "refused|raised", "RDQ-RT-011", "C4 C8", trigger="long-header"),
+    _r("/**", "refused|raised", "RDQ-RT-011", "C4 C8", trigger="long-key"),
+    _r("/**", "refused|raised", "RDQ-RT-011", "C4", trigger="long-field"),
+    _r("/**", "refused|raised", "RDQ-RT-011", "C8 C2", trigger="many-headers"),
     _r("/**", "refused|raised", "RDQ-TR-001", "C1", trigger="long-text"),
     _r("/**", "refused|raised", "RDQ-RT-005", "C12", trigger="many-attempts"),
     _r("/**", "refused|raised", "RDQ-RT-006", "C4", trigger="nul"),
@@ -268,10 +278,17 @@ def difference_class(d: Difference) -> str:
     if _is_number(e) and (_is_number(a) or d.note.startswith("integer")):
         return "number"
     if isinstance(e, str) and isinstance(a, str):
-        return "text"
+        return "cut" if _cut_short(e, a) else "text"
     if isinstance(e, bytes | bytearray) or isinstance(a, bytes | bytearray):
         return "bytes"
     return "type" if d.kind == "type" else "changed"
+
+
+def _cut_short(expected: str, actual: str) -> bool:
+    """``actual`` is ``expected`` cut to a length: a proper prefix, and what is gone is
+    more than white space and U+0000 (which trimming stores drop: RDQ-RT-006)."""
+    return (len(actual) < len(expected) and expected.startswith(actual)
+            and bool(expected[len(actual):].strip().strip("\x00")))
 
 
 # -- triggers: the value classes of an envelope (canonical JSON) --------------------------
@@ -292,6 +309,10 @@ def _walk(value: Any, depth: int = 1) -> Iterator[tuple[str, Any, int]]:
         yield "container", value, depth
     else:
         yield "value", value, depth
+
+
+def _size(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))
 
 
 def triggers_of(doc: object) -> frozenset[str]:
@@ -320,9 +341,19 @@ def triggers_of(doc: object) -> frozenset[str]:
     if isinstance(headers, dict):
         if "" in headers:
             found.add("empty-key")
-        if any(isinstance(v, str) and len(v.encode("utf-8", "surrogatepass")) >= 256
-               for v in headers.values()):
+        if any(isinstance(v, str) and _size(v) >= 256 for v in headers.values()):
             found.add("long-header")
+        if any(_size(k) >= 256 for k in headers):
+            found.add("long-key")
+        if len(headers) >= 1000:
+            found.add("many-headers")
+    fields = [doc.get("handler_version"), doc.get("payload_content_type")]
+    for attempt in doc.get("attempts") or ():
+        error = attempt.get("error") if isinstance(attempt, dict) else None
+        if isinstance(error, dict):
+            fields.append(error.get("type"))
+    if any(isinstance(v, str) and _size(v) >= 256 for v in fields):
+        found.add("long-field")
     payload = doc.get("payload")
     if isinstance(payload, str):
         try:

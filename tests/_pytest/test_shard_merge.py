@@ -21,10 +21,11 @@ def _outcome(report: dict[str, Any]) -> dict[str, Any]:
     return {p["label"]: {
         "verdict": p["verdict"],
         "statuses": {r["id"]: r["status"] for r in p["requirements"]},
-        # A cause's example and summary are those of whichever failing test was shrunk
-        # first in its process (one shrink per cause, testing/_budget.py), which depends on
-        # how the tests were dealt; what the cause is, and what it explains, does not.
-        "causes": [{k: v for k, v in c.items() if k not in ("example", "summary")}
+        # A cause's example, summary and the other fields it was seen at come from the
+        # failing examples found, and which test is shrunk (one shrink per cause,
+        # testing/_budget.py) depends on how the tests were dealt; what the cause is, and
+        # which tests and requirements it explains, does not.
+        "causes": [{k: v for k, v in c.items() if k not in ("example", "summary", "pointers")}
                    for c in p["causes"]],
     } for p in report["plugins"]}
 

@@ -40,6 +40,13 @@ T = datetime(2026, 7, 20, 14, 3, 22, 117_000, tzinfo=UTC)
     ("/headers/Key", "1", None, "missing", "RDQ-RT-009", ("C8", "C4")),
     ("/headers/old", None, "1", "unexpected", "RDQ-ST-001", ("C13",)),
     ("/payload", b"\xff", b"\xef\xbf\xbd", "changed", "RDQ-RT-008", ("C7",)),
+    # a value cut to a column's length (issue 22): RDQ-RT-011, wherever it is ...
+    ("/attempts/0/error/type", "E" * 300, "E" * 255, "changed", "RDQ-RT-011", ("C4",)),
+    ("/headers/k", "v" * 300, "v" * 255, "changed", "RDQ-RT-011", ("C4",)),
+    ("/x_top", "u" * 9000, "u" * 8191, "changed", "RDQ-RT-011", ("C4",)),
+    # ... but trailing white space or U+0000 trimmed is text mangled (RDQ-RT-006)
+    ("/handler_version", "v1  ", "v1", "changed", "RDQ-RT-006", ("C4",)),
+    ("/attempts/0/error/type", "T\x00", "T", "changed", "RDQ-RT-006", ("C4",)),
 ])
 def test_the_table_names_the_requirement_by_the_defect(pointer, expected, actual, kind,
                                                        requirement, clauses):
@@ -68,6 +75,17 @@ def test_triggers_of_an_envelope():
     assert triggers_of({"payload": "", "attempts": [{}] * 11}) == {"empty-payload",
                                                                     "many-attempts"}
     assert triggers_of("not json") == frozenset()
+    # the long values of RDQ-RT-011: a key, a known free-text field, many headers
+    many = {f"k{i}": "v" for i in range(1000)}
+    assert triggers_of({"headers": {"k" * 256: "v"}}) == {"long-key"}
+    assert triggers_of({"handler_version": "h" * 300}) == {"long-field"}
+    assert triggers_of({"attempts": [{"error": {"type": "T" * 256}}]}) == {"long-field"}
+    assert triggers_of({"headers": many}) == {"many-headers"}
+    assert triggers_of({"handler_version": "h" * 255, "headers": {"k" * 255: "v" * 255}}) == (
+        frozenset())
+    for trigger in ("long-header", "long-key", "long-field", "many-headers"):
+        rule = find_rule("/", "refused", [trigger])
+        assert rule is not None and rule.requirement == "RDQ-RT-011", trigger
 
 
 def test_mask_hides_ids_numbers_namespaces_and_quoted_values():
