@@ -87,7 +87,10 @@ def test_written_envelopes_survive_a_restart(rdq: Rdq) -> None:
     through the fresh storage. It runs before the property, so that ``-x`` stops on a
     store that keeps nothing, or keeps it only in a cache, after one restart rather than
     after a search with a restart per example."""
-    batch = [base_envelope(1), base_envelope(2)]
+    _write_restart_read(rdq, [base_envelope(1), base_envelope(2)])
+
+
+def _write_restart_read(rdq: Rdq, batch: list[Envelope]) -> None:
     name = rdq.new_name()
     ns = rdq.namespace(name)
     for env in batch:
@@ -104,14 +107,7 @@ def test_durable_across_reopen(rdq: Rdq) -> None:
     through a freshly opened storage, so a cache cannot hide lossy storage."""
 
     def write_restart_read(batch: list[Envelope]) -> None:
-        name = rdq.new_name()
-        ns = rdq.namespace(name)
-        for env in batch:
-            ns.write(env)
-        rdq.restart()
-        fresh = rdq.namespace(name)
-        for env in batch:
-            fresh.expect(env.id, env, why="read through a freshly opened storage (C15)")
+        _write_restart_read(rdq, batch)
 
     rdq.for_all(write_restart_read, budget="heavy", batch=distinct_envelopes(min_size=1,
                                                                              max_size=4))
