@@ -169,6 +169,14 @@ class _Guard:
                 self.failed(exc)
                 raise
 
+        # Hypothesis calls the test through a proxy that takes the file and line of the
+        # function it is given (hypothesis.internal.reflection.impersonate): let that be the
+        # suite's check, as without the guard, so that no kit frame shows in the failure's
+        # traceback (this frame itself hides by __tracebackhide__).
+        guarded.__code__ = guarded.__code__.replace(
+            co_filename=check.__code__.co_filename,
+            co_firstlineno=check.__code__.co_firstlineno,
+        )
         return guarded
 
     def before_example(self, *, cut: bool = True) -> None:

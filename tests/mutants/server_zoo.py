@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from psycopg import sql
 from rdq_plugin_mariadb import _storage as maria
 from rdq_plugin_postgres import DEFAULT_DSN
 from rdq_plugin_postgres import _storage as pg
@@ -100,18 +99,7 @@ def _bent(ddl: str, column: tuple[str, str]) -> str:
 
 
 class _PostgresStorage(pg.PostgresStorage):
-    ddl = pg._DDL
-
-    def open(self, namespace: str) -> pg.PostgresAdapter:
-        # The example's open with this mutant's DDL.
-        schema = pg.schema_name(namespace)
-        with self.connection() as conn:
-            row = conn.execute("SELECT to_regclass(%s)", [f"{schema}.attempt"]).fetchone()
-            if row is None or row[0] is None:
-                with conn.transaction():
-                    conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [schema])
-                    conn.execute(sql.SQL(self.ddl).format(s=sql.Identifier(schema)))
-            return pg.PostgresAdapter(self, conn, schema)
+    """The example's storage; the mutant changes only its ``ddl``."""
 
 
 class _MariaDBAdapter(maria.MariaDBAdapter):

@@ -165,6 +165,9 @@ class PostgresStorage:
     """A Storage over a pool of autocommit connections (explicit transactions); each call
     borrows one, so adapters on several threads never share a transaction (C18)."""
 
+    ddl: str = _DDL
+    """The tables of one namespace's schema ({s}: the schema)."""
+
     def __init__(self, conn: Conn, *, version: str, dsn: str | None = None) -> None:
         self._dsn = dsn
         self._where = _where(dsn) if dsn else "PostgreSQL"
@@ -246,7 +249,7 @@ class PostgresStorage:
         def body(conn: Conn) -> PostgresAdapter:
             row = conn.execute("SELECT to_regclass(%s)", [f"{schema}.attempt"]).fetchone()
             if row is None or row[0] is None:
-                ddl = sql.SQL(_DDL).format(s=sql.Identifier(schema))
+                ddl = sql.SQL(self.ddl).format(s=sql.Identifier(schema))
                 # Serialise concurrent creators (threads, parallel kit workers) of one
                 # schema. The lock is taken before the transaction begins: a transaction
                 # that began before it waited would not see the schema the holder created
