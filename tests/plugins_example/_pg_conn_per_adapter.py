@@ -11,8 +11,8 @@ Load it with ``--rdq-plugin=tests.plugins_example._pg_conn_per_adapter:`` and
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from typing import TypeVar
 
 from rdq_plugin_postgres import DEFAULT_DSN
 from rdq_plugin_postgres._storage import (
@@ -24,6 +24,8 @@ from rdq_plugin_postgres._storage import (
 )
 
 from rdq_compliance import ErrorCode, OptionSpec, StorageError, hookimpl
+
+_T = TypeVar("_T")
 
 
 @hookimpl
@@ -52,14 +54,14 @@ class OneConnectionPerAdapterStorage(PostgresStorage):
 
 
 class _Own:
-    """What PostgresAdapter borrows its connection from: here, always the adapter's own."""
+    """What PostgresAdapter runs its statements through (``PostgresStorage.run``): here,
+    always the adapter's own connection."""
 
     def __init__(self, conn: Conn) -> None:
         self.conn = conn
 
-    @contextmanager
-    def connection(self) -> Iterator[Conn]:
-        yield self.conn
+    def run(self, what: str, fn: Callable[[Conn], _T]) -> _T:
+        return fn(self.conn)
 
 
 class OneConnectionAdapter(PostgresAdapter):
