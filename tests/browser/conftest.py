@@ -31,7 +31,10 @@ from tests.mutants._harness import KitResult, run_kit
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-ARTIFACTS = HERE / "artifacts"
+# One folder per xdist worker: each worker's session makes its own kit runs and site (the
+# group marker does not keep the browser tests on one worker here), and two workers must
+# never rebuild one site under each other's feet.
+ARTIFACTS = HERE / "artifacts" / os.environ.get("PYTEST_XDIST_WORKER", "main")
 CHROMIUM = Path("/usr/bin/chromium")
 AXE = HERE / "node_modules" / "axe-core" / "axe.min.js"
 REQUIRE_ENV = "RDQ_REQUIRE_SERVICES"
@@ -51,8 +54,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if HERE in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.browser)
-            # One worker: the session's kit runs and browser are made once, not per worker.
-            item.add_marker(pytest.mark.xdist_group("browser"))
 
 
 def unavailable(reason: str) -> None:

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from .conftest import Page, Runs
+
+# One worker for every browser test: the session's kit runs, site and browser are made once
+# (a marker added in a conftest hook comes too late for xdist's grouping).
+pytestmark = pytest.mark.xdist_group("browser")
 
 
 def _visible_in_viewport(page: Page, selector: str) -> bool:

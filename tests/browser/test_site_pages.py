@@ -6,7 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from .conftest import EXAMPLES, HISTORY_NAME, REGRESSED, Page, Site
+
+# One worker for every browser test: the session's kit runs, site and browser are made once
+# (a marker added in a conftest hook comes too late for xdist's grouping).
+pytestmark = pytest.mark.xdist_group("browser")
 
 
 def test_the_matrix_has_every_plugin_and_links_to_its_run(page: Page, site: Site):
