@@ -7,9 +7,12 @@ agrees on the deal, the long tests go one to each shard first, and the shards di
 size by at most one test per cost class. The user's own tests are not sharded (they run
 in every shard).
 
-The other shards' tests are deselected through pytest's ``pytest_deselected`` hook (the
-report names them deselected), and the run records ``shard K/N`` in the report's notes:
-``rdq-compliance merge`` checks that note and recombines the shards' results. A shard
+The other shards' tests are deselected through pytest's ``pytest_deselected`` hook, each
+stamped with the shard it belongs to (:data:`OTHER_SHARD`): the shard's report says a
+requirement whose tests all run elsewhere is "in other shards" and names them, never
+"deselected" (that is for -k, -m and test ids), and the run records ``shard K/N`` in the
+report's notes: ``rdq-compliance merge`` checks that note and recombines the shards'
+results. A shard
 alone is a partial run: its verdict is ``incomplete`` at best and, as for any partial
 run, it exits 1 unless ``--rdq-allow-incomplete``; the merged report is the verdict.
 """
@@ -24,7 +27,10 @@ from ..reporting._merge import shard_note
 from ._options import option
 from ._state import RUN_KEY
 
-__all__ = ["ShardPlugin", "configure", "cost_rank", "parse_shard"]
+__all__ = ["OTHER_SHARD", "ShardPlugin", "configure", "cost_rank", "parse_shard"]
+
+OTHER_SHARD = pytest.StashKey[tuple[int, int, int]]()
+"""On an item another shard runs: (its shard, this run's shard K, N)."""
 
 _SPEC = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
@@ -72,7 +78,11 @@ class ShardPlugin:
                                       items: list[pytest.Item]) -> None:
         kit = sorted((i for i in items if _is_kit_item(i)),
                      key=lambda i: (cost_rank(i), i.nodeid))
-        others = {id(i) for n, i in enumerate(kit) if n % self.n != self.k - 1}
+        others: dict[int, int] = {}
+        for n, item in enumerate(kit):
+            if n % self.n != self.k - 1:
+                others[id(item)] = n % self.n + 1
+                item.stash[OTHER_SHARD] = (n % self.n + 1, self.k, self.n)
         if not others:
             return
         dropped = [i for i in items if id(i) in others]

@@ -38,10 +38,12 @@ from ..reporting import (
 )
 from ..reporting._causes import Symptom
 from ..reporting._clauses_text import is_absolute_url
+from ..reporting._verdict import in_other_shards
 from ..testing._failures import CheckFailed, OperationHung, find_failure
 from ..testing._symptoms import symptom_of_exception
 from ._incomplete import untested, untested_line
 from ._options import option, path_option
+from ._shard import OTHER_SHARD
 from ._state import RUN_KEY, KitRun
 from .formats import ReportFormat, report_formats
 
@@ -109,6 +111,7 @@ def _props(report: pytest.TestReport) -> dict[str, str]:
 
 
 _DESELECTED_KEY = "rdq_deselected"
+_OTHER_SHARDS_KEY = "rdq_other_shards"
 _CAUSE_PROP = "rdq_cause"
 """The user property that carries a failure's :class:`Symptom` (as JSON) from the test,
 maybe on an xdist worker, to the report."""
@@ -169,6 +172,9 @@ class ReportingPlugin:
         self.incomplete_note: str | None = None
         self.written: list[tuple[str, Path]] = []
         self.deselected: set[tuple[str, str]] = set()
+        self.other_shards: dict[tuple[str, str], set[int]] = {}
+        """(plugin label, requirement id) -> the other shards that run its tests."""
+        self.shard: tuple[int, int] | None = None
         self.write_errors: list[str] = []
 
     # -- results --------------------------------------------------------------------------
@@ -217,8 +223,20 @@ class ReportingPlugin:
             rid = props.get("rdq_requirement") or (mark.args[0] if mark and mark.args else None)
             label = props.get("rdq_plugin") or getattr(
                 getattr(item, "callspec", None), "params", {}).get("rdq_plugin")
-            if rid is not None and label is not None:
+            if rid is None or label is None:
+                continue
+            shard = item.stash.get(OTHER_SHARD, None)
+            if shard is None:
                 self.deselected.add((str(label), str(rid)))
+            else:
+                self.other_shards.setdefault((str(label), str(rid)), set()).add(shard[0])
+                self.shard = shard[1:]
+
+    def _other_shard_reasons(self) -> dict[tuple[str, str], str]:
+        if self.shard is None:
+            return {}
+        k, n = self.shard
+        return {key: in_other_shards(shards, k, n) for key, shards in self.other_shards.items()}
 
     def pytest_keyboard_interrupt(self, excinfo: pytest.ExceptionInfo[BaseException]) -> None:
         # Ctrl-C, but also pytest.exit() and pytest's own Interrupted (collection errors;
@@ -294,6 +312,10 @@ class ReportingPlugin:
         """xdist controller: the workers collected (and deselected) the tests."""
         found = getattr(node, "workeroutput", {}).get(_DESELECTED_KEY, [])
         self.deselected.update((str(label), str(rid)) for label, rid in found)
+        for label, rid, shard, k, n in getattr(node, "workeroutput", {}).get(
+                _OTHER_SHARDS_KEY, []):
+            self.other_shards.setdefault((str(label), str(rid)), set()).add(int(shard))
+            self.shard = (int(k), int(n))
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -301,12 +323,17 @@ class ReportingPlugin:
             workeroutput = getattr(self.config, "workeroutput", None)
             if isinstance(workeroutput, dict):
                 workeroutput[_DESELECTED_KEY] = sorted(self.deselected)
+                k, n = self.shard or (0, 0)
+                workeroutput[_OTHER_SHARDS_KEY] = sorted(
+                    [label, rid, shard, k, n]
+                    for (label, rid), shards in self.other_shards.items() for shard in shards)
             return  # the controller writes the one report of an xdist run
         if self.config.option.collectonly:
             return  # nothing ran: do not overwrite the report of a real run
         meta = self._run_meta(session, exitstatus)
         results = evaluate(meta.plugins, self.collector.results(), aborted=meta.aborted,
-                           deselected=self.deselected)
+                           deselected=self.deselected,
+                           other_shards=self._other_shard_reasons())
         known_map = {}
         if self.known is not None:
             # First without the marks, to know each requirement's causes; a requirement is

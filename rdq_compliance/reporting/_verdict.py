@@ -14,7 +14,7 @@ The rules, per plugin:
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .._requirements import REQUIREMENTS, Level, Requirement
@@ -59,9 +59,18 @@ DESELECTED = "deselected: its tests were left out by -k, -m or the test ids give
 NOT_COLLECTED = "not collected: the run named other tests"
 
 
+def in_other_shards(shards: Collection[int], k: int, n: int) -> str:
+    """The reason of a requirement whose tests all run in other shards than this one."""
+    which = ", ".join(f"{s}/{n}" for s in sorted(shards))
+    return (f"in other shards: its tests run in shard {which}, this run is shard {k}/{n} "
+            f"(--rdq-shard); `rdq-compliance merge` of the {n} shards' reports gives the "
+            "verdict")
+
+
 def _requirement_result(
     req: Requirement, meta: PluginMeta, tests: Sequence[TestResult], aborted: str | None,
     deselected: Collection[tuple[str, str]] = (),
+    other_shards: Mapping[tuple[str, str], str] | None = None,
 ) -> RequirementResult:
     tests = tuple(sorted(tests, key=lambda t: t.nodeid))
     if req.capability is not None and meta.unavailable is None and (
@@ -80,7 +89,9 @@ def _requirement_result(
         return RequirementResult(req, _S.ERROR, None, by_status[TestStatus.ERROR][0].message,
                                  tests)
     if not counted:
-        why = DESELECTED if (meta.label, req.id) in deselected else NOT_COLLECTED
+        key = (meta.label, req.id)
+        why = (other_shards or {}).get(key) or (
+            DESELECTED if key in deselected else NOT_COLLECTED)
         reason = meta.unavailable or aborted or why
         return RequirementResult(req, _S.NOT_RUN, reason, None, tests)
     skipped = by_status[TestStatus.SKIPPED]
@@ -114,6 +125,7 @@ def evaluate_plugin(
     requirements: Sequence[Requirement] = REQUIREMENTS,
     aborted: str | None = None,
     deselected: Collection[tuple[str, str]] = (),
+    other_shards: Mapping[tuple[str, str], str] | None = None,
 ) -> PluginResult:
     """Statuses of every (non-retired) requirement for one plugin, and its verdict.
 
@@ -124,7 +136,8 @@ def evaluate_plugin(
         if t.plugin == meta.label:
             by_req.setdefault(t.requirement, []).append(t)
     results = tuple(
-        _requirement_result(req, meta, by_req.get(req.id, ()), aborted, deselected)
+        _requirement_result(req, meta, by_req.get(req.id, ()), aborted, deselected,
+                            other_shards)
         for req in requirements
         if not req.retired
     )
@@ -150,9 +163,11 @@ def evaluate(
     requirements: Sequence[Requirement] = REQUIREMENTS,
     aborted: str | None = None,
     deselected: Collection[tuple[str, str]] = (),
+    other_shards: Mapping[tuple[str, str], str] | None = None,
 ) -> list[PluginResult]:
     """:func:`evaluate_plugin` for each plugin, plus any label seen only in results.
-    ``deselected``: (plugin label, requirement id) of kit tests deselected in the run."""
+    ``deselected``: (plugin label, requirement id) of kit tests deselected in the run;
+    ``other_shards``: those whose tests run in other shards, with the reason to give."""
     metas = list(plugins)
     known = {m.label for m in metas}
     for t in tests:
@@ -164,6 +179,6 @@ def evaluate(
                                     unavailable="the kit recorded nothing about this plugin"))
     return [
         evaluate_plugin(m, tests, requirements=requirements, aborted=aborted,
-                        deselected=deselected)
+                        deselected=deselected, other_shards=other_shards)
         for m in metas
     ]

@@ -84,3 +84,29 @@ def test_shards_deal_the_kit_tests_once_each(kit: pytest.Pytester) -> None:
     assert abs(len(seen[0]) - len(seen[1])) <= 4
     machine = [i for i in every if "state_machine" in i]
     assert machine and all(sum(m in s for s in seen) == 1 for m in machine)
+
+
+@pytest.mark.parametrize("xdist", [False, True], ids=["serial", "xdist"])
+def test_a_shard_says_which_requirements_run_in_other_shards(
+    kit: pytest.Pytester, xdist: bool
+) -> None:
+    """A shard's report names the other shards for a requirement whose tests all run
+    there (never "deselected", which is for -k, -m and test ids, still said for those);
+    with xdist the workers deal the tests and the controller writes the report."""
+    extra = ["-p", "xdist", "-n", "2"] if xdist else []
+    # memory, not the in-process stand-in: xdist workers load installed plugins only
+    result = run(kit, "--rdq-plugin=memory", "--rdq-shard=1/3", "--rdq-allow-incomplete",
+                 "-k", "not golden", "--rdq-report=r.json", *extra)
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    report = json.loads((kit.path / "r.json").read_text())
+    reasons = {r["id"]: r["reason"] for r in report["plugins"][0]["requirements"]
+               if r["status"] == "not-run"}
+    elsewhere = {rid: why for rid, why in reasons.items() if why.startswith("in other shards")}
+    assert elsewhere, reasons
+    for why in elsewhere.values():
+        shards = why.removeprefix("in other shards: its tests run in shard ").split(",")[0]
+        assert shards in ("2/3", "3/3"), why
+        assert "this run is shard 1/3 (--rdq-shard); `rdq-compliance merge` of the 3 " in why
+    golden = {rid: why for rid, why in reasons.items() if rid == "RDQ-GOLD-001"}
+    assert golden and all(why.startswith("deselected: ") for why in golden.values()), golden
+    assert set(reasons) == set(elsewhere) | set(golden), reasons
