@@ -79,20 +79,15 @@ def test_dropping_one_name_leaves_alike_names_intact(rdq: Rdq) -> None:
 def test_one_character_name_is_accepted(rdq: Rdq) -> None:
     """RDQ-ST-008 (C14): a one-character name (``a``) is accepted: it opens and reads.
 
-    Safe on a shared server: a one-character name cannot carry this run's unique token,
-    so another run may use it at the same time. The kit therefore only opens it and
-    reads an id no one ever wrote (a fresh ULID), expecting nothing, then closes it; it
-    never writes to it. Nor does it drop it: another run may have it open right then,
-    and a store whose adapters do not outlive a drop (a schema per namespace) would fail
-    that run's read. What a store creates on open (an empty schema or table) may remain:
-    a note of the run names it. Always ``a``, so that at most one such namespace
-    remains however many runs share the store. Isolation and drop of short names that
-    are prefixes of longer ones are checked on names built on the test's unique name
-    (the other tests of RDQ-ST-008)."""
-    ns = rdq.namespace("a")
-    ns.expect(new_id(), None, why="no one writes to namespace 'a'; this id is fresh")
-    ns.close()
-    rdq.leave("a", "RDQ-ST-008 opened it (a one-character name is accepted, C14) and never "
-              "wrote to it; it is not dropped, as a one-character name cannot be unique to a "
-              "run and another run may be using it, but a store that creates something on "
-              "open (a schema, a table) still holds that, empty")
+    Safe on a shared store: a one-character name cannot carry this run's unique token,
+    so other runs use it too. The kit only opens it and reads an id no one ever wrote
+    (a fresh ULID), expecting nothing; it never writes to it. It is dropped like every
+    namespace the kit opens, but only while no other kit run on this machine has it
+    open (``rdq.shared_namespace``: a store whose adapters do not outlive a drop, a
+    schema per namespace, would fail that run's read); when that cannot be known, a
+    note of the run names it. Always ``a``, so that at most one such namespace exists
+    however many runs share the store. Isolation and drop of short names that are
+    prefixes of longer ones are checked on names built on the test's unique name (the
+    other tests of RDQ-ST-008)."""
+    with rdq.shared_namespace("a") as ns:
+        ns.expect(new_id(), None, why="no one writes to namespace 'a'; this id is fresh")

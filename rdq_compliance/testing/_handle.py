@@ -10,6 +10,7 @@ plugin builds one per test from the run's settings and the plugin's runtime.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -38,6 +39,7 @@ from ._failures import (
 )
 from ._namespaces import Namespace, Namespaces
 from ._runtime import PluginRuntime
+from ._shared import shared_namespace
 
 if TYPE_CHECKING:
     from hypothesis.stateful import RuleBasedStateMachine
@@ -291,6 +293,14 @@ class Rdq:
         """
         __tracebackhide__ = True
         return self._namespaces.open(name)
+
+    def shared_namespace(self, name: str) -> AbstractContextManager[Namespace]:
+        """``with rdq.shared_namespace("a") as ns:`` opens ``name``, a namespace no run
+        can own (a one-character name, C14: every run on the store uses the same one),
+        and at the end of the block closes it and drops it, once no kit run on this
+        machine has it open (a lock file shared by the kit runs of the machine, see
+        ``_shared``). When it cannot be dropped safely, a note of the run names it."""
+        return shared_namespace(self, name)
 
     def drop(self, name: str) -> None:
         """``storage.drop(name)``; a refusal fails the test."""

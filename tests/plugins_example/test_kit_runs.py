@@ -6,8 +6,11 @@ For the server-backed plugins it also shows, twice in a row, that a run leaves
 nothing behind on the server and leaves data outside the kit's namespaces alone:
 a sentinel shaped like another namespace's data is planted before and checked after.
 The sqlite plugin's file, the run's alone, holds nothing at the end. The one-character
-namespace ``a``, which no run can own and the kit never drops, is named in a note of
-every run (issue 22 §4).
+namespace ``a``, which no run can own, is dropped too (no note names it): under a lock
+the kit runs of this machine share (``testing/_shared.py``; its protocol is tested in
+``tests/testing/test_shared_namespace.py``). Whether the server still holds ``a`` after
+the run is not checked here: other kit runs on these shared servers (older versions
+among them) open it at any time.
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ def test_embedded_plugin_is_compliant(tmp_path: Path, plugin: str) -> None:
     assert_compliant(report)
     verified = report["plugins"][0]["capabilities_verified"]
     assert ("durable" in verified) == (plugin == "sqlite")
-    assert_one_character_name_noted(report)
+    assert_one_character_name_dropped(report)
     if plugin == "sqlite":  # the file is the run's alone: every namespace was dropped
         assert _sqlite_namespaces(tmp_path / "kit.db") == set()
 
@@ -123,12 +126,12 @@ def _kit_objects(names: Iterable[str], token: str) -> set[str]:
 
 
 ONE_CHARACTER_NOTE = "namespace 'a' may remain in the store"
-"""The note of every run (RDQ-ST-008 opens 'a', which no run can own, and never drops it)."""
+"""The note of a run that could not drop 'a' (RDQ-ST-008 opens it; no run can own it)."""
 
 
-def assert_one_character_name_noted(report: dict[str, Any]) -> None:
+def assert_one_character_name_dropped(report: dict[str, Any]) -> None:
     notes = report["notes"]
-    assert any(ONE_CHARACTER_NOTE in n for n in notes), notes
+    assert not any(ONE_CHARACTER_NOTE in n for n in notes), notes
 
 
 @contextmanager
@@ -232,7 +235,7 @@ def test_server_plugin_is_compliant_and_leaves_nothing_behind(
             tokens.append(token := report["run_token"])
             left = objects(token)
             assert not left, f"the {name} run of {plugin} left data behind: {sorted(left)[:10]}"
-            assert_one_character_name_noted(report)
+            assert_one_character_name_dropped(report)
         assert tokens[0] != tokens[1]
         # The check itself must see a namespace named as the kit names them, also one of
         # the names RDQ-ST-008 builds by padding a unique name.
