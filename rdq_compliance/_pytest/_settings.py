@@ -5,8 +5,10 @@ error, never a traceback), the run's namespace token, the storage plugins loaded
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import secrets
+from contextlib import suppress
 
 import pytest
 
@@ -85,6 +87,10 @@ def parse_settings(config: pytest.Config) -> KitSettings:
 
 TOKEN_INPUT = "rdq_run_token"
 
+TOKEN_LOG_ENV = "RDQ_TOKEN_LOG"
+"""For the kit's own test suite: a file every kit run appends its run token to, so that
+the suite can find, at its end, what its kit runs left on the servers (tests/_leftovers.py)."""
+
 
 def _run_token(config: pytest.Config) -> tuple[str, str]:
     """The run's namespace token and this process's xdist worker number.
@@ -96,7 +102,12 @@ def _run_token(config: pytest.Config) -> tuple[str, str]:
     if isinstance(workerinput, dict) and workerinput.get(TOKEN_INPUT):
         worker = str(workerinput.get("workerid", "")).removeprefix("gw")
         return str(workerinput[TOKEN_INPUT]), worker if worker.isdigit() else ""
-    return secrets.token_hex(4), ""
+    token = secrets.token_hex(4)
+    log = os.environ.get(TOKEN_LOG_ENV)
+    if log:
+        with suppress(OSError), open(log, "a", encoding="ascii") as f:
+            f.write(token + "\n")  # one short O_APPEND write: whole lines, whatever the process
+    return token, ""
 
 
 def load_plugins(config: pytest.Config, settings: KitSettings) -> list[LoadedPlugin]:
