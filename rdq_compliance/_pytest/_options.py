@@ -40,6 +40,11 @@ _OPTIONS_BEFORE_FORMATS: tuple[_Row, ...] = (
     ("--rdq-failures-dir", "rdq_failures_dir", "string", ".rdq/failures",
      "where failing cases are saved for --rdq-replay (default .rdq/failures)",
      {"metavar": "DIR"}),
+    ("--rdq-example-db", "rdq_example_db", "string", None,
+     "Hypothesis example database shared by runs and shards: failing examples saved there "
+     "are tried first, new ones saved; a directory, redis://HOST:PORT/DB[?prefix=P] or "
+     "github:OWNER/REPO[/ARTIFACT] (read only); default none (see README)",
+     {"metavar": "DB"}),
 )
 _OPTIONS_AFTER_FORMATS: tuple[_Row, ...] = (
     ("--rdq-known-failures", "rdq_known_failures", "string", None,

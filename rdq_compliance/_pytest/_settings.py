@@ -22,6 +22,7 @@ from ..storage._discovery import (
     resolve_options,
 )
 from ..testing._case import Case, CaseError, load_case
+from ..testing._exampledb import ExampleDb, ExampleDbError, check_example_db, parse_example_db
 from ..testing._handle import KitSettings
 from ..testing._properties import PROFILES
 from ._options import option
@@ -82,7 +83,24 @@ def parse_settings(config: pytest.Config) -> KitSettings:
             )
     token, worker = _run_token(config)
     return KitSettings(tuple(labels), profile, seed, timeout, failures_dir, replay,
-                       run_token=token, worker=worker)
+                       run_token=token, worker=worker, example_db=_example_db(config))
+
+
+def _example_db(config: pytest.Config) -> ExampleDb | None:
+    """``--rdq-example-db``, checked at the start of the run (a directory it can create, a
+    Redis that answers); a relative directory is taken from where the option was given."""
+    value = config.getoption("rdq_example_db")
+    base = config.invocation_params.dir
+    if value is None:
+        value = config.getini("rdq_example_db")
+        base = config.inipath.parent if config.inipath else config.rootpath
+    try:
+        db = parse_example_db(str(value or ""), base)
+        if db is not None:
+            check_example_db(db)
+    except ExampleDbError as exc:
+        raise usage(str(exc)) from None
+    return db
 
 
 TOKEN_INPUT = "rdq_run_token"

@@ -104,6 +104,11 @@ def configure(config: pytest.Config) -> None:
         fixture_hash=corpus_hash(),
         run_token=settings.run_token,
     )
+    if settings.example_db is not None:
+        config.stash[RUN_KEY].notes.append(
+            f"example database (--rdq-example-db): {settings.example_db.describe()}; the "
+            "failing examples saved there were tried before the seed's, so this run's "
+            "examples depend on it as well as on --rdq-seed")
     try:
         upgrade = _upgrade.configure(config, loaded, lambda p: guard_timeout(p, settings))
     except _upgrade.UpgradeError as exc:

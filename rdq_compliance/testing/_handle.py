@@ -25,6 +25,7 @@ from ..storage._protocol import StorageError, StorageInfo
 from ..storage._stdio import StdioStorage
 from . import _lanes, _properties
 from ._case import Case
+from ._exampledb import ExampleDb
 from ._failures import (
     C17_TEXT,
     CheckFailed,
@@ -88,6 +89,8 @@ class KitSettings:
     """Shared by every process of one run; in every namespace name (see Rdq.new_name)."""
     worker: str = ""
     """The xdist worker number ("" outside xdist): names of two workers never collide."""
+    example_db: ExampleDb | None = None
+    """``--rdq-example-db``: the Hypothesis example database shared by runs (None: none)."""
 
 
 class Rdq:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from ._budget import SHRINK_CALLS, Established, Unshrunk, established, failure_signature
+from ._exampledb import ExampleDb, example_database
 
 if TYPE_CHECKING:
     from hypothesis import settings
@@ -49,10 +50,15 @@ def derived_seed(kit_seed: int, *parts: str) -> int:
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big")
 
 
-def hypothesis_settings(profile: str, budget: str, *, replay: bool = False) -> settings:
+def hypothesis_settings(profile: str, budget: str, *, replay: bool = False,
+                        example_db: ExampleDb | None = None) -> settings:
+    """The settings of one property. ``example_db`` (``--rdq-example-db``): the failing
+    examples saved there are replayed first (the reuse phase), and new ones saved."""
     # Imported here: the xdist controller loads the kit but runs no property, and
     # importing Hypothesis there would delay the start of every worker.
     from hypothesis import HealthCheck, Phase, settings
+
+    shared = example_db is not None and not replay
 
     max_examples, steps = BUDGETS[budget][profile]
     return settings(
@@ -61,9 +67,9 @@ def hypothesis_settings(profile: str, budget: str, *, replay: bool = False) -> s
         # Adapters do real I/O (databases, subprocesses): wall-clock deadlines
         # would make verdicts depend on machine load. --rdq-timeout bounds hangs.
         deadline=None,
-        # No example database: the same seed must give the same examples on
-        # every machine, whatever ran before.
-        database=None,
+        # No example database unless --rdq-example-db names one: the same seed must
+        # give the same examples on every machine, whatever ran before.
+        database=example_database(example_db) if shared and example_db else None,
         derandomize=False,  # the explicit per-property seed decides
         # Generating whole envelopes (nested unknown fields, long strings) is
         # legitimately slow and large; those checks would only flake on a busy CI box.
@@ -72,7 +78,8 @@ def hypothesis_settings(profile: str, budget: str, *, replay: bool = False) -> s
         report_multiple_bugs=False,  # one clear failure with one minimal envelope
         print_blob=False,
         phases=(Phase.explicit,) if replay else (
-            Phase.explicit, Phase.generate, Phase.target, Phase.shrink
+            *((Phase.reuse,) if shared else ()),
+            Phase.explicit, Phase.generate, Phase.target, Phase.shrink,
         ),
     )
 
@@ -115,9 +122,15 @@ def for_all(
     if replaying:
         assert case is not None
         test = example(**case.example_kwargs())(test)
-    test = hypothesis_settings(rdq.profile, budget, replay=replaying)(test)
     params = json.dumps(rdq.params, sort_keys=True)
+    # The key of its examples in --rdq-example-db: the plugin, test, parameters and check
+    # (the wrapped function's source is the same for every property). @seed first: it
+    # turns the database off, and the settings applied after it decide.
+    test.hypothesis.inner_test._hypothesis_internal_add_digest = (  # type: ignore[attr-defined]
+        _db_key(rdq, params, name))
     test = hypothesis_seed(derived_seed(rdq.seed, rdq.test_name, params, name))(test)
+    test = hypothesis_settings(rdq.profile, budget, replay=replaying,
+                               example_db=rdq.settings.example_db)(test)
     cut: Unshrunk | None = None
     try:
         test()
@@ -134,6 +147,10 @@ def for_all(
         causes.establish(failure_signature(failure), rdq.item.nodeid)  # a budget's cut
         failure.add_note(cut.note)
         raise failure
+
+
+def _db_key(rdq: Rdq, params: str, check: str) -> bytes:
+    return "\x1f".join((rdq.label, rdq.test_name, params, check)).encode("utf-8")
 
 
 def _budget_note() -> str:
@@ -230,6 +247,9 @@ def run_machine(rdq: Rdq, machine: type[RuleBasedStateMachine]) -> None:
         return machine()
 
     params = json.dumps(rdq.params, sort_keys=True)
+    # The key of its examples in --rdq-example-db (Hypothesis digests the factory).
+    factory._hypothesis_internal_add_digest = _db_key(  # type: ignore[attr-defined]
+        rdq, params, "machine")
     # "anything which returns an instance of RuleBasedStateMachine" (its docstring); the
     # annotation says a class.
     seeded = cast("type[RuleBasedStateMachine]", hypothesis_seed(
@@ -239,7 +259,9 @@ def run_machine(rdq: Rdq, machine: type[RuleBasedStateMachine]) -> None:
     if not replaying:
         rdq.on_check_failed = guard.failed
     try:
-        run_state_machine_as_test(seeded, settings=hypothesis_settings(rdq.profile, "stateful"))
+        run_state_machine_as_test(seeded, settings=hypothesis_settings(
+            rdq.profile, "stateful",
+            example_db=None if replaying else rdq.settings.example_db))
     except Unshrunk as stop:
         cut = stop
     except BaseException as exc:
