@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ._handle import Rdq
     from ._namespaces import Namespace
 
-__all__ = ["GRACE", "SharedLock", "exclusively", "lock_path", "shared_namespace"]
+__all__ = ["GRACE", "SharedLock", "lock_path", "shared_namespace"]
 
 GRACE = 5.0
 """Seconds beyond the kit's timeout to wait for the exclusive lock before leaving a name."""
@@ -100,21 +100,6 @@ class SharedLock:
         if self.fd is not None:
             os.close(self.fd)  # releases the lock
             self.fd = None
-
-
-@contextmanager
-def exclusively(path: Path | None = None) -> Iterator[None]:
-    """Hold the lock exclusively (blocking): no kit run on this machine is using a
-    shared name meanwhile (for checks of what the store holds)."""
-    lock = SharedLock(path)
-    lock.acquire_shared()
-    try:
-        if lock.fd is not None:
-            assert fcntl is not None
-            fcntl.flock(lock.fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        lock.release()
 
 
 @contextmanager
