@@ -10,8 +10,10 @@ is wrong (said in one line).
 
 Inputs: ``plugin`` (required; several separated by newlines), ``options`` (KEY=VALUE per
 line), ``profile``, ``seed``, ``workers`` (pytest-xdist ``-n``; 0 for none),
-``known-failures``, ``baseline``, ``upgrade-save``, ``upgrade-check``, ``shard``, ``out``,
-``args`` (more pytest arguments, shell-quoted). Paths are relative to the workspace.
+``known-failures``, ``baseline``, ``upgrade-save``, ``upgrade-check``, ``shard``,
+``example-db`` (a directory, relative to the workspace, or a ``redis://`` or ``github:``
+database), ``out``, ``args`` (more pytest arguments, shell-quoted). Paths are relative to
+the workspace.
 """
 
 from __future__ import annotations
@@ -58,6 +60,10 @@ def build_command(workspace: Path, out: Path) -> list[str]:
     for name, flag in _PATHS.items():
         if _input(name):
             cmd.append(f"{flag}={workspace / _input(name)}")
+    db = _input("example-db")
+    if db:  # a directory is taken from the workspace (the kit runs in an empty folder)
+        remote = db.startswith("github:") or db.split("://", 1)[0] in ("redis", "rediss", "unix")
+        cmd.append(f"--rdq-example-db={db if remote else workspace / db}")
     cmd += [f"--rdq-report={out / 'report.json'}", f"--rdq-badge={out / 'badge.svg'}",
             f"--rdq-failures-dir={out / 'failures'}"]
     summary = os.environ.get("GITHUB_STEP_SUMMARY")

@@ -93,3 +93,20 @@ def test_a_wrong_input_is_one_line(tmp_path: Path, inputs: dict[str, str],
     assert done.returncode == 2 and outputs == {}
     assert done.stderr.startswith(f"rdq-compliance action: {message}")
     assert len(done.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("cache/examples", "{ws}/cache/examples"),
+    ("redis://127.0.0.1:6379/0?prefix=x:", "redis://127.0.0.1:6379/0?prefix=x:"),
+    ("github:octo/widgets", "github:octo/widgets"),
+])
+def test_the_example_db_input(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, value: str,
+                              expected: str) -> None:
+    """A directory is the workspace's (the kit runs in an empty folder); a database
+    address is passed as given."""
+    from rdq_compliance._action import build_command
+
+    monkeypatch.setenv("INPUT_PLUGIN", "memory")
+    monkeypatch.setenv("INPUT_EXAMPLE_DB", value)
+    cmd = build_command(tmp_path, tmp_path / "out")
+    assert f"--rdq-example-db={expected.format(ws=tmp_path)}" in cmd
