@@ -176,7 +176,6 @@ class _Guard:
     def wrap(self, check: Callable[..., None]) -> Callable[..., None]:
         """``check`` watched: each call is an example, each exception a failure."""
 
-        @functools.wraps(check)
         def guarded(*args: Any, **kwargs: Any) -> None:
             __tracebackhide__ = True
             self.before_example()
@@ -194,7 +193,9 @@ class _Guard:
             co_filename=check.__code__.co_filename,
             co_firstlineno=check.__code__.co_firstlineno,
         )
-        return guarded
+        # After the code's replacement (mypy knows no __code__ on the wrapper type):
+        # update_wrapper copies the name, doc and __wrapped__, never the code.
+        return functools.wraps(check)(guarded)
 
     def before_example(self, *, cut: bool = True) -> None:
         """Count an example; past the budget, end the search with the last failure
