@@ -20,7 +20,7 @@ its schema, and C14 does not ask it to), and never dropping it leaves it behind.
 What the lock cannot see: kit runs on *other machines* that share the store. One of
 them can have the name open while this run drops it; such setups (one database server
 for the CI jobs of several machines) are told to give each job its own database,
-Redis db number or key prefix (README, "Nothing left behind").
+Redis db number or key prefix (README, under "Test your plugin": the run token).
 """
 
 from __future__ import annotations
