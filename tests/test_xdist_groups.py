@@ -1,0 +1,47 @@
+"""``tests/_xdist_groups.py``: under ``-n 2 --dist loadgroup`` the tests of one
+``xdist_group`` run on one worker (so the kit runs they share are made once)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_a_group_runs_on_one_worker(pytester: pytest.Pytester,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makeconftest('pytest_plugins = ["tests._xdist_groups"]\n')
+    pytester.makepyfile(
+        test_a_grouped="""
+            import os
+
+            import pytest
+
+            pytestmark = pytest.mark.xdist_group("shared")
+
+            @pytest.mark.parametrize("i", range(4))
+            def test_grouped(i):
+                with open("workers.log", "a") as f:
+                    f.write(f"grouped {os.environ['PYTEST_XDIST_WORKER']}\\n")
+        """,
+        test_b_free="""
+            import os
+
+            import pytest
+
+            @pytest.mark.parametrize("i", range(4))
+            def test_free(i):
+                with open("workers.log", "a") as f:
+                    f.write(f"free {os.environ['PYTEST_XDIST_WORKER']}\\n")
+        """,
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2",
+                                           "--dist", "loadgroup")
+    result.assert_outcomes(passed=8)
+    lines = [ln.split() for ln in (pytester.path / "workers.log").read_text().splitlines()]
+    grouped = {w for kind, w in lines if kind == "grouped"}
+    assert len(grouped) == 1, lines  # the four grouped tests on one worker
+    assert {w for _, w in lines} == {"gw0", "gw1"}, lines  # both workers had work
