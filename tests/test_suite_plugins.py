@@ -50,10 +50,11 @@ def test_a_group_runs_on_one_worker(pytester: pytest.Pytester,
 
 
 @pytest.mark.parametrize(("env", "args", "ran"), [
-    (None, (), ["test_quick"]),
+    (None, (), ["test_quick", "test_twin"]),
     ("1", (), ["test_quick", "test_slow"]),
     (None, ("-m", "slow_ci"), ["test_slow"]),
-    (None, ("-m", "not slow_ci"), ["test_quick"]),
+    (None, ("-m", "not slow_ci"), ["test_quick", "test_twin"]),
+    ("1", ("-m", "not slow_ci"), ["test_quick", "test_twin"]),
 ])
 def test_slow_ci_tests_run_only_when_asked(pytester: pytest.Pytester,
                                            monkeypatch: pytest.MonkeyPatch, env: str | None,
@@ -62,7 +63,7 @@ def test_slow_ci_tests_run_only_when_asked(pytester: pytest.Pytester,
         monkeypatch.delenv("RDQ_SLOW_CI", raising=False)
     else:
         monkeypatch.setenv("RDQ_SLOW_CI", env)
-    pytester.makeini("[pytest]\nmarkers =\n    slow_ci: slow\n")
+    pytester.makeini("[pytest]\nmarkers =\n    slow_ci: slow\n    quick_twin: twin\n")
     pytester.makeconftest('pytest_plugins = ["tests._selection"]\n')
     pytester.makepyfile(test_m="""
         import pytest
@@ -73,9 +74,15 @@ def test_slow_ci_tests_run_only_when_asked(pytester: pytest.Pytester,
         @pytest.mark.slow_ci
         def test_slow():
             pass
+
+        @pytest.mark.quick_twin
+        def test_twin():
+            pass
     """)
     result = pytester.runpytest("-p", "no:cacheprovider", "-v", *args)
     assert sorted(ln.split("::")[1].split()[0] for ln in result.outlines
                   if "PASSED" in ln) == ran, result.outlines
     if env is None and not args:
         result.stdout.fnmatch_lines(["*slow_ci tests left out*", "*1 deselected*"])
+    if env == "1" and not args:
+        result.stdout.fnmatch_lines(["*1 deselected*"])  # the twin
