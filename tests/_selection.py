@@ -4,7 +4,7 @@
 (minutes each: fresh virtualenvs with pip installs, many whole kit runs); ``.ci/run``
 sets ``RDQ_SLOW_CI=1`` and runs them with everything else. A ``-m`` expression that
 names ``slow_ci`` (``-m slow_ci``, ``-m "not slow_ci"``) chooses for itself. The left-out
-tests are counted as deselected and named in the header.
+tests are named in the header (and counted as deselected, without xdist).
 
 A test marked ``quick_twin`` is the quick stand-in of a ``slow_ci`` test that covers all it
 checks (the same test at another parameter): it runs by default and is left out when
