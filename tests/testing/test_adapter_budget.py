@@ -12,70 +12,18 @@ from typing import Any
 
 import pytest
 
-from rdq_compliance import Envelope, StorageInfo, hookimpl
 from rdq_compliance._requirements import get_requirement
 from rdq_compliance.testing import CheckFailed, Lane, base_envelope
 from rdq_compliance.testing._handle import KitSettings, Rdq
 from rdq_compliance.testing._namespaces import MAX_OPEN_ADAPTERS
 
+from ._fake_plugin import Plugin
 from ._fake_runtime import started_runtime
-
-
-class Adapter:
-    def __init__(self, storage: Storage, namespace: str) -> None:
-        self.storage, self.namespace = storage, namespace
-
-    def write(self, envelope: Envelope) -> None:
-        self.storage.data.setdefault(self.namespace, {})[envelope.id] = envelope
-
-    def read(self, id: str) -> Envelope | None:
-        if self.storage.forget_on_close:
-            return None
-        return self.storage.data.get(self.namespace, {}).get(id)
-
-    def close(self) -> None:
-        with self.storage.lock:
-            self.storage.open_now.remove(self)
-            self.storage.log.append(("close", self.namespace))
-
-
-class Storage:
-    info = StorageInfo("fake", "0", frozenset({1}), frozenset({"concurrent"}))
-
-    def __init__(self) -> None:
-        self.data: dict[str, dict[str, Envelope]] = {}
-        self.open_now: list[Adapter] = []
-        self.most = 0
-        self.log: list[tuple[str, str]] = []
-        self.lock = threading.Lock()
-        self.forget_on_close = False
-
-    def open(self, namespace: str) -> Adapter:
-        adapter = Adapter(self, namespace)
-        with self.lock:
-            self.open_now.append(adapter)
-            self.most = max(self.most, len(self.open_now))
-            self.log.append(("open", namespace))
-        return adapter
-
-    def drop(self, namespace: str) -> None:
-        self.data.pop(namespace, None)
-
-    def close(self) -> None: ...
-
-
-class Plugin:
-    def __init__(self) -> None:
-        self.storage = Storage()
-
-    @hookimpl
-    def rdq_storage_open(self, options: dict[str, str]) -> Storage:
-        return self.storage
 
 
 @pytest.fixture
 def plugin() -> Plugin:
-    return Plugin()
+    return Plugin(frozenset({"concurrent"}))
 
 
 @pytest.fixture

@@ -16,72 +16,24 @@ import re
 import shlex
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from rdq_compliance import ErrorCode, StorageError, StorageInfo, hookimpl
+from rdq_compliance import ErrorCode, StorageError
 from rdq_compliance.reporting._outage import (
     could_not_run_reason,
     is_outage_skip,
     outage_lines,
 )
+from rdq_compliance.testing import base_envelope
 from rdq_compliance.testing._failures import PluginFault
 from rdq_compliance.testing._runtime import CouldNotRun, PluginRuntime
 
+from ._fake_plugin import Plugin
 from ._fake_runtime import started_runtime
 
 TESTEE = Path(__file__).resolve().parents[1] / "mutants" / "testee.py"
-
-
-class Adapter:
-    def __init__(self, storage: Storage) -> None:
-        self.storage, self.data = storage, {}
-
-    def write(self, envelope: object) -> None:
-        self.storage.answer("write")
-        self.data["x"] = envelope
-
-    def read(self, id: str) -> object:
-        self.storage.answer("read")
-        return self.data.get(id)
-
-    def close(self) -> None: ...
-
-
-class Storage:
-    info = StorageInfo("fake", "0", frozenset({1}), frozenset())
-
-    def __init__(self) -> None:
-        self.down: set[str] = set()
-        """Kinds of call answered UNAVAILABLE."""
-        self.calls: list[str] = []
-        self.lock = threading.Lock()
-
-    def answer(self, kind: str) -> None:
-        with self.lock:
-            self.calls.append(kind)
-            if kind in self.down:
-                raise StorageError(ErrorCode.UNAVAILABLE, f"connection refused ({kind})")
-
-    def open(self, namespace: str) -> Adapter:
-        self.answer("open")
-        return Adapter(self)
-
-    def drop(self, namespace: str) -> None:
-        self.answer("drop")
-
-    def close(self) -> None: ...
-
-
-class Plugin:
-    def __init__(self) -> None:
-        self.storage = Storage()
-
-    @hookimpl
-    def rdq_storage_open(self, options: dict[str, str]) -> Storage:
-        return self.storage
 
 
 @pytest.fixture
@@ -142,9 +94,9 @@ def test_a_service_back_before_the_second_try_is_no_outage(
         return real_read(id)
 
     adapter.read = read_then_up  # type: ignore[method-assign]
-    env = object()
+    env = base_envelope(1)
     assert rt.call("write(…)", adapter.write, env) is None
-    assert adapter.data["x"] is env
+    assert plugin.storage.data["a"][env.id] is env
     assert plugin.storage.calls[-3:] == ["write", "read", "write"]
 
 
