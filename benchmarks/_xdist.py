@@ -7,7 +7,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from benchmarks._kitrun import PYTHON, ROOT, fmt_s, log, median, run_kit, verdict
+from benchmarks._kitrun import PYTHON, ROOT, Run, fmt_s, log, median, run_kit, verdict
 from benchmarks._timeline import ENV_OUT, summary
 
 TARGET_SPEEDUP = 1.6
@@ -45,24 +45,35 @@ def bench_xdist(repeat: int, quick: bool) -> list[str]:
         setups.append(("wheel (site-packages)", wheel, False, "cached"))
     else:
         verdicts.append("- the wheel install failed: not measured")
-    for installed, python, cold, label in setups:
-        serial, para = [], []
+    for n, (installed, python, cold, label) in enumerate(setups):
+        # The first setup also runs xdist's own `load` scheduler (the kit's cost-first
+        # one blocked), interleaved with the others: what the kit's scheduling gains.
+        modes = [("serial", []), ("`-n 2`", ["-n", "2"])]
+        if n == 0:
+            modes.append(("`-n 2`, xdist's own scheduler", ["-n", "2", "-p", "no:rdq-schedule"]))
+        runs: dict[str, list[Run]] = {mode: [] for mode, _ in modes}
         for i in range(repeat):
-            log(f"xdist ({installed}, {label}): serial {i + 1}/{repeat}")
-            serial.append(run_kit(args, cold=cold, python=python))
-            log(f"xdist ({installed}, {label}): -n 2 {i + 1}/{repeat}")
-            para.append(run_kit([*args, "-n", "2"], cold=cold, python=python))
-        for mode, runs in (("serial", serial), ("`-n 2`", para)):
+            for mode, extra in modes:
+                log(f"xdist ({installed}, {label}): {mode} {i + 1}/{repeat}")
+                runs[mode].append(run_kit([*args, *extra], cold=cold, python=python))
+        for mode, done in runs.items():
             rows.append(
-                f"| {installed} | {label} | {mode} | {', '.join(f'{r.wall:.1f}' for r in runs)} | "
-                f"{fmt_s(median([r.wall for r in runs]))} | "
-                f"{fmt_s(median([r.cpu for r in runs]))} | {runs[-1].summary} |")
+                f"| {installed} | {label} | {mode} | {', '.join(f'{r.wall:.1f}' for r in done)} | "
+                f"{fmt_s(median([r.wall for r in done]))} | "
+                f"{fmt_s(median([r.cpu for r in done]))} | {done[-1].summary} |")
+        serial, para = runs["serial"], runs["`-n 2`"]
         speedup = median([r.wall for r in serial]) / median([r.wall for r in para])
         extra_cpu = median([r.cpu for r in para]) - median([r.cpu for r in serial])
+        own = runs.get("`-n 2`, xdist's own scheduler")
+        theirs = ""
+        if own:
+            ratio = median([r.wall for r in serial]) / median([r.wall for r in own])
+            theirs = f"; with xdist's own scheduler {ratio:.2f}x"
         verdicts.append(
             f"- {installed}, bytecode {label}: "
             + verdict(speedup >= TARGET_SPEEDUP, f"{speedup:.2f}x, target ≥ {TARGET_SPEEDUP}x")
-            + f"; `-n 2` spends {extra_cpu:+.2f} s CPU more than serial")
+            + f"; `-n 2` spends {extra_cpu:+.2f} s CPU more than serial"
+            + theirs)
     shutil.rmtree(venv, ignore_errors=True)
     return [*rows, "", *verdicts, "", *_timelines(args)]
 
@@ -71,13 +82,15 @@ def _timelines(args: list[str]) -> list[str]:
     """One serial and one ``-n 2`` run with ``-p benchmarks._timeline``: when each process
     was ready, ran its first test and ended its last — the start-up a worker pays, and
     the tail where one worker idles while the other finishes."""
-    rows = ["Where the time of a run goes (one serial and one `-n 2` run, kit editable, "
+    rows = ["Where the time of a run goes (one serial run, one `-n 2` run and one with xdist's "
+            "own `load` scheduler, kit editable, "
             "bytecode cached, `-p benchmarks._timeline`; seconds since the run started):", "",
             "| run | process | start-up done | collected | first test | last test ends | "
             "busy (tests) | tests | idle at the end | longest test |",
             "|---|---|---|---|---|---|---|---|---|---|"]
     notes = []
-    for mode, extra in (("serial", []), ("`-n 2`", ["-n", "2"])):
+    for mode, extra in (("serial", []), ("`-n 2`", ["-n", "2"]),
+                        ("`-n 2`, xdist's own", ["-n", "2", "-p", "no:rdq-schedule"])):
         work = Path(tempfile.mkdtemp(prefix="rdq-bench-timeline-"))
         log(f"xdist: timeline, {mode}")
         run = run_kit([*args, "-p", "benchmarks._timeline", *extra],
