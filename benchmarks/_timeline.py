@@ -4,8 +4,8 @@ to the workers).
 It changes nothing in the run; every process (the xdist controller ``main`` and each
 worker ``gw0``, ``gw1``…) writes ``<RDQ_BENCH_TIMELINE>/<name>.json`` at exit: when it
 imported this module (interpreter and pytest's own start-up done), configured, finished
-collecting, and each test's start and end (seconds since ``RDQ_BENCH_T0``, the
-driver's clock just before it started the process). :func:`summary` reads a directory
+collecting, each test's start and end (seconds since ``RDQ_BENCH_T0``, the driver's clock
+just before it started the process), and its CPU time at the end. :func:`summary` reads a directory
 of them back: each worker's start-up, busy time and idle tail.
 """
 
@@ -56,6 +56,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if not out:
         return
     _marks["unconfigure"] = _now()
+    times = os.times()
+    _marks["cpu"] = times.user + times.system  # this process' CPU so far (no children)
     name = os.environ.get("PYTEST_XDIST_WORKER", "main")
     Path(out).mkdir(parents=True, exist_ok=True)
     data = {"name": name, "marks": _marks, "tests": _tests}
@@ -72,6 +74,7 @@ class Worker:
     busy: float  # sum of the tests' durations
     tests: int
     longest: tuple[str, float]  # the longest test and its duration
+    cpu: float  # the process' CPU time (user + system) at its end
 
 
 def summary(directory: Path) -> tuple[dict[str, Any] | None, list[Worker]]:
@@ -93,5 +96,6 @@ def summary(directory: Path) -> tuple[dict[str, Any] | None, list[Worker]]:
             collected=marks.get("collected", marks.get("imported", 0.0)),
             first=min(t[1] for t in tests), last=max(t[2] for t in tests),
             busy=sum(t[2] - t[1] for t in tests), tests=len(tests),
-            longest=(longest[0].split("::", 1)[-1], longest[2] - longest[1])))
+            longest=(longest[0].split("::", 1)[-1], longest[2] - longest[1]),
+            cpu=marks.get("cpu", 0.0)))
     return main, workers

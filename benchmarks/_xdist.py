@@ -86,8 +86,8 @@ def _timelines(args: list[str]) -> list[str]:
             "own `load` scheduler, kit editable, "
             "bytecode cached, `-p benchmarks._timeline`; seconds since the run started):", "",
             "| run | process | start-up done | collected | first test | last test ends | "
-            "busy (tests) | tests | idle at the end | longest test |",
-            "|---|---|---|---|---|---|---|---|---|---|"]
+            "busy (tests) | tests | idle at the end | longest test | process CPU |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
     notes = []
     for mode, extra in (("serial", []), ("`-n 2`", ["-n", "2"]),
                         ("`-n 2`, xdist's own", ["-n", "2", "-p", "no:rdq-schedule"])):
@@ -104,10 +104,11 @@ def _timelines(args: list[str]) -> list[str]:
             rows.append(
                 f"| {mode} (wall {run.wall:.2f} s) | {w.name} | {w.imported:.2f} | "
                 f"{w.collected:.2f} | {w.first:.2f} | {w.last:.2f} | {w.busy:.2f} | {w.tests} | "
-                f"{end - w.last:.2f} | `{w.longest[0][:60]}` {w.longest[1]:.2f} s |")
+                f"{end - w.last:.2f} | `{w.longest[0][:60]}` {w.longest[1]:.2f} s | "
+                f"{w.cpu:.2f} s |")
         if main is not None:
             rows.append(f"| {mode} | controller | {main.get('imported', 0):.2f} | — | — | — | — "
-                        f"| — | — | exits at {run.wall:.2f} |")
+                        f"| — | — | exits at {run.wall:.2f} | {main.get('cpu', 0.0):.2f} s |")
         notes.append(f"{mode}: first test at {min(w.first for w in workers):.2f} s, last ends "
                      f"{end:.2f} s, the process exits {run.wall - end:.2f} s later")
     return [*rows, "", "; ".join(notes) + "."]

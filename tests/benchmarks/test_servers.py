@@ -119,10 +119,10 @@ def test_timeline_summary(tmp_path: Path) -> None:
     (tmp_path / "main.json").write_text(json.dumps(
         {"name": "main", "marks": {"imported": 0.5}, "tests": []}))
     (tmp_path / "gw0.json").write_text(json.dumps({"name": "gw0", "marks": {
-        "imported": 1.0, "collected": 2.0}, "tests": [["a.py::t1", 2.0, 3.0],
+        "imported": 1.0, "collected": 2.0, "cpu": 1.25}, "tests": [["a.py::t1", 2.0, 3.0],
                                                       ["a.py::t2[x]", 3.0, 3.5]]}))
     main, workers = summary(tmp_path)
     assert main == {"imported": 0.5}
     (w,) = workers
-    assert (w.name, w.first, w.last, w.busy, w.tests, w.longest) == (
-        "gw0", 2.0, 3.5, 1.5, 2, ("t1", 1.0))
+    assert (w.name, w.first, w.last, w.busy, w.tests, w.longest, w.cpu) == (
+        "gw0", 2.0, 3.5, 1.5, 2, ("t1", 1.0), 1.25)
