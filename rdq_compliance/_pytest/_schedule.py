@@ -122,12 +122,13 @@ def cost_first_scheduling() -> Any:
                 return
             collection: list[str] = next(iter(self.node2collection.values()))
             costs = [cost(nodeid) for nodeid in collection]
+            self._costs = costs
+            if not any(c >= LONG for c in costs):
+                super().schedule()  # no kit test to deal out: xdist's own distribution
+                return
             self.collection = collection
             self.pending[:] = sorted(range(len(collection)),
                                      key=lambda i: -costs[i] if costs[i] >= LONG else 0.0)
-            self._costs = costs
-            if not collection:
-                return
             if self.maxschedchunk is None:
                 self.maxschedchunk = len(collection)
             for _ in range(2):  # round robin: the longest to the first node, the next to the next
@@ -143,7 +144,8 @@ def cost_first_scheduling() -> Any:
                 super().check_schedule(node, duration)
                 return
             held = len(self.node2pending[node])
-            if self._costs[self.pending[0]] >= LONG:
+            costs = getattr(self, "_costs", None)
+            if costs is not None and costs[self.pending[0]] >= LONG:
                 if held < 2:
                     self._send_tests(node, 2 - held)
                 return

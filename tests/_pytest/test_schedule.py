@@ -20,7 +20,7 @@ from rdq_compliance._pytest._schedule import COSTS, LONG, CostFirst, cost, cost_
 from rdq_compliance._pytest.kit import SUITE_FILES
 
 pytest.importorskip("xdist")
-from xdist.scheduler import LoadScheduling  # type: ignore[import-untyped]  # noqa: E402
+from xdist.scheduler import LoadScheduling  # type: ignore[import-untyped]
 
 CHEAP = 0.01
 SUITE = "rdq_compliance/suites/test_x.py::"
@@ -30,8 +30,8 @@ class Config:
     """What xdist's schedulers read of the config."""
 
     def __init__(self, dist: str = "load", maxfail: int = 0, workers: int = 2) -> None:
-        self.values = {"dist": dist, "maxfail": maxfail, "maxschedchunk": None, "tx": [f"{workers}*popen"],
-                       "numprocesses": workers}
+        self.values = {"dist": dist, "maxfail": maxfail, "maxschedchunk": None,
+                       "tx": [f"{workers}*popen"], "numprocesses": workers}
 
     def getoption(self, name: str, default: Any = None) -> Any:
         return self.values.get(name, default)
@@ -184,6 +184,15 @@ def test_long_tests_are_dealt_one_at_a_time() -> None:
     longs = [c for c in costs if c >= LONG]
     assert costs[:len(longs)] == sorted(longs, reverse=True)
     assert all(c < LONG for c in costs[len(longs):])
+
+
+def test_without_kit_tests_the_dealing_is_xdists() -> None:
+    """A run of the user's own tests only (nothing costly): dealt as xdist's ``load`` deals."""
+    collection = [f"tests/test_mine.py::test_{i}" for i in range(50)]
+    ours, ours_nodes = simulate(cost_first_scheduling(), collection)
+    theirs, their_nodes = simulate(LoadScheduling, collection)
+    assert [n.ran for n in ours_nodes] == [n.ran for n in their_nodes]
+    assert ours == theirs
 
 
 @pytest.mark.parametrize(("dist", "maxfail", "ours"), [
