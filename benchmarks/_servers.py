@@ -281,7 +281,7 @@ def bench_servers(
     head = ["### 8. Real servers: the example PostgreSQL, MariaDB and Redis plugins (ci)", "",
             "Each against its local server (`plugins_example/*`, default options). Plain runs "
             "give wall and the kit process' CPU (share of wall in brackets); one more run, "
-            "behind the timing proxy with the probe, gives the time inside the plugin's calls, "
+            "behind the timing proxy with the probe, gives the time inside the plugin's calls "
             "(summed over threads: the concurrency suite calls in parallel, so it can exceed the "
             "wall time), the writes and reads per second (of wall, and of the time inside the "
             "plugin), the "

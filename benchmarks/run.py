@@ -508,7 +508,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         note = (f"*Re-measured on its own at {_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC by "
                 f"`{command} --write-sections`; load average (1/5/15 min) before "
                 f"{' / '.join(f'{x:.1f}' for x in load_before)}, after "
-                f"{' / '.join(f'{x:.1f}' for x in load_after)}.*\n")
+                f"{' / '.join(f'{x:.1f}' for x in load_after)}.*")
         _, old, _ = _split_block(DOC.read_text("utf-8"))
         block = replace_sections(old.strip("\n") + "\n", sections, note)
     write_doc(block)
