@@ -70,12 +70,18 @@ def check_server(server: Server) -> str | None:
     try:
         storage = loaded.pm.hook.rdq_storage_open(options=dict(loaded.resolved))
     except StorageUnavailable as exc:
-        return f"{server.title} at {server.where} is down or refuses the plugin: {exc}"
+        return f"{server.title} is down or refuses the plugin: {_one_line(exc)}"
     except Exception as exc:  # a benchmark reports, it does not crash on one server
-        return f"{server.title}: the plugin could not open it: {type(exc).__name__}: {exc}"
+        return (f"{server.title} (default {server.where}): the plugin could not open it: "
+                f"{type(exc).__name__}: {_one_line(exc)}")
     with contextlib.suppress(Exception):  # a probe connection; the runs open their own
         storage.close()
     return None
+
+
+def _one_line(exc: BaseException) -> str:
+    """The message on one line (a Markdown list item): libpq's has a hint line."""
+    return " ".join(str(exc).split())
 
 
 # -- a server's CPU from /proc ----------------------------------------------------------

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
 
 from benchmarks import _servers as s
 from benchmarks._timeline import summary
@@ -59,6 +62,24 @@ def test_a_down_server_is_one_line_and_the_others_are_measured() -> None:
     # 10 s wall = 4 s on a CPU + 1 s waiting for one + 5 s blocked; server 3 - 0.5 = 2.5 s.
     assert "blocked 5.00 s" in text and "2.50 s net" in text
     assert "400 (40/s; 200/s inside)" in text
+
+
+def test_a_refused_connection_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin's own message (which names the server and the option), on one line."""
+    from rdq_compliance import StorageUnavailable
+    from rdq_compliance.storage import _discovery
+
+    def refuse(options: object) -> None:
+        raise StorageUnavailable("PostgreSQL at 127.0.0.1:1/test refused the connection\n"
+                                 "\tIs the server running?")
+
+    loaded = SimpleNamespace(resolved={}, pm=SimpleNamespace(
+        hook=SimpleNamespace(rdq_storage_open=refuse)))
+    monkeypatch.setattr(_discovery, "load_plugin", lambda name: loaded)
+    monkeypatch.setattr(_discovery, "resolve_options", lambda plugins, settings: None)
+    assert s.check_server(s.SERVERS[0]) == (
+        "PostgreSQL is down or refuses the plugin: PostgreSQL at 127.0.0.1:1/test refused the "
+        "connection Is the server running?")
 
 
 def test_all_servers_down() -> None:
