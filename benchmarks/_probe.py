@@ -8,6 +8,10 @@ It changes nothing in the run; it only records where the time went:
 - the pytest phases: process start to end of collection, the sum of all test
   protocols (setup + call + teardown), and session finish.
 
+- at exit, the process' threads' time on a CPU and waiting for one (run-queue wait, from
+  ``/proc/self/task/*/schedstat``; threads that already ended are not counted): on a loaded
+  machine, the part of the wall time the process was ready to run but had no CPU.
+
 Written as JSON to the file named by ``RDQ_BENCH_PROBE`` at ``pytest_unconfigure``,
 together with the totals of :mod:`benchmarks._timing` (plugin time) when the
 timing proxy is the plugin under test. ``RDQ_BENCH_T0`` is the driver's
@@ -77,6 +81,27 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, object, object
         _marks["last_test"] = time.time()
 
 
+def schedstat(task_dir: str = "/proc/self/task") -> dict[str, float] | None:
+    """Seconds on a CPU and waiting for one, summed over the living threads (None where
+    the kernel has no schedstat)."""
+    run = wait = 0.0
+    threads = 0
+    try:
+        tids = os.listdir(task_dir)
+    except OSError:
+        return None
+    for tid in tids:
+        try:
+            with open(os.path.join(task_dir, tid, "schedstat"), encoding="ascii") as fh:
+                on_cpu, queued, _ = fh.read().split()
+        except (OSError, ValueError):
+            continue
+        run += int(on_cpu) / 1e9
+        wait += int(queued) / 1e9
+        threads += 1
+    return {"run": run, "wait": wait, "threads": threads} if threads else None
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     path = os.environ.get(ENV_OUT)
     if not path:
@@ -98,6 +123,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         "items": dict(_items),
         "hypothesis": dict(_hyp),
         "plugin": plugin,
+        "sched": schedstat(),
     }
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(out, fh, indent=1)

@@ -4,8 +4,9 @@
     python benchmarks/run.py --quick          # one run each, no `thorough` (about 2 minutes)
     python benchmarks/run.py --only codec     # one benchmark (repeatable)
     python benchmarks/run.py --no-write       # print the table, leave docs/ alone
+    python benchmarks/run.py --only servers --write-sections   # re-measure one section in docs/
 
-Benchmarks: profiles, split, codec, memory, first-failure, xdist. Every kit run is a
+Benchmarks: profiles, split, codec, memory, first-failure, xdist, stdio, servers. Every kit run is a
 ``pytest`` subprocess in an empty temporary directory (what a plugin's CI sees);
 its wall time, CPU time (user + system, children included) and peak RSS come
 from ``os.wait4``. Medians of ``--repeat`` runs (default 3) where a run is cheap.
@@ -18,38 +19,48 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import json
 import os
 import platform
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 # In-process benchmarks import benchmarks._sampling, tests.mutants and the kit from here.
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+
+from benchmarks._codec import bench_codec  # noqa: E402
+from benchmarks._kitrun import (  # noqa: E402  (re-exported: benchmarks.failing, tests)
+    PROXY,
+    PYTHON,
+    TESTEE,
+    Run,
+    fmt_s,
+    log,
+    median,
+    run_kit,
+    verdict,
+)
+from benchmarks._servers import bench_servers  # noqa: E402
+from benchmarks._xdist import bench_xdist  # noqa: E402
+
+__all__ = ["BENCHMARKS", "Run", "fmt_s", "log", "main", "median", "run_kit", "verdict"]
+
 DOC = ROOT / "docs" / "performance.md"
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
-PYTHON = sys.executable
-PROXY = "benchmarks._timing:proxy"
-BENCHMARKS = ("profiles", "split", "codec", "memory", "first-failure", "xdist", "stdio")
-TESTEE = f"node {ROOT / 'plugins_example' / 'node' / 'testee.js'}"
+BENCHMARKS = ("profiles", "split", "codec", "memory", "first-failure", "xdist", "stdio",
+              "servers")
 
 # Targets of issue 6.
 TARGET_WALL = {"quick": 5.0, "ci": 30.0, "thorough": 300.0}
 TARGET_KIT_SHARE = 0.25
-TARGET_CODEC = 10_000.0
 TARGET_RSS_MB = 300.0
-TARGET_SPEEDUP = 1.5
 
 # Mutants of tests/mutants/zoo.py (if importable): (id, the requirement that catches it).
 MUTANTS = (
@@ -59,108 +70,6 @@ MUTANTS = (
     ("mysql_text_64k", "TEXT column cuts near-1 MiB envelopes"),
     ("t_drop_unknown", "stdio testee dropping unknown fields"),
 )
-
-
-# -- running one kit process -----------------------------------------------------------
-
-
-@dataclass
-class Run:
-    wall: float
-    cpu: float
-    rss_mb: float
-    rc: int
-    out: str
-    cwd: Path
-    load: float  # 1-minute load average when the run started
-    probe: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def summary(self) -> str:
-        lines = [ln for ln in self.out.splitlines() if re.search(r"\d+ (passed|failed)", ln)]
-        return lines[-1].strip("= ") if lines else f"exit {self.rc}"
-
-
-def _env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ)
-    # The repository root on the path: benchmarks._timing/_probe and tests.mutants.
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
-    env.pop("PYTEST_ADDOPTS", None)
-    env.pop("PYTEST_XDIST_AUTO_NUM_WORKERS", None)
-    # Warm by default: bytecode caches are written once and reused, as after a
-    # pip install or any earlier run. run_kit(cold=True) measures without them.
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    env.pop("PYTHONPYCACHEPREFIX", None)
-    env.update(extra or {})
-    return env
-
-
-def run_kit(
-    args: Sequence[str], *, probe: bool = False, cwd: Path | None = None,
-    python_args: Sequence[str] = (), prefix: Sequence[str] = (), timeout: float = 900,
-    cold: bool = False, python: str = PYTHON,
-) -> Run:  # fmt: skip
-    """One ``pytest`` process in an empty temp dir (or ``cwd``); returns its costs.
-
-    ``cold``: no bytecode cache to read or write (an empty ``PYTHONPYCACHEPREFIX`` and
-    ``PYTHONDONTWRITEBYTECODE``): every process compiles, and pytest assertion-rewrites,
-    the kit's and Hypothesis' modules, as in a fresh virtualenv on a machine that sets
-    ``PYTHONDONTWRITEBYTECODE``."""
-    own = cwd is None
-    work = Path(tempfile.mkdtemp(prefix="rdq-bench-")) if own else cwd
-    assert work is not None
-    extra: dict[str, str] = {}
-    if cold:
-        extra["PYTHONDONTWRITEBYTECODE"] = "1"
-        extra["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="pyc-", dir=work)
-    argv = [python, *python_args, "-m", "pytest", "-p", "no:cacheprovider", *args]
-    if probe:
-        argv[len(python_args) + 3:len(python_args) + 3] = ["-p", "benchmarks._probe"]
-        extra["RDQ_BENCH_PROBE"] = str(work / "probe.json")
-    argv = [*prefix, *argv]
-    load = os.getloadavg()[0]
-    extra["RDQ_BENCH_T0"] = repr(time.time())
-    start = time.perf_counter()
-    with open(work / "stdout.txt", "wb") as out:
-        proc = subprocess.Popen(argv, cwd=work, env=_env(extra), stdout=out,
-                                stderr=subprocess.STDOUT)
-        deadline = start + timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() > deadline:
-                proc.kill()
-                pid, status, usage = os.wait4(proc.pid, 0)
-                break
-            time.sleep(0.02)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    text = (work / "stdout.txt").read_text("utf-8", "replace")
-    data: dict[str, Any] = {}
-    if probe and (work / "probe.json").exists():
-        data = json.loads((work / "probe.json").read_text("utf-8"))
-    result = Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024,
-                 proc.returncode, text, work, load, data)
-    if own and not os.environ.get("RDQ_BENCH_KEEP"):
-        shutil.rmtree(work, ignore_errors=True)
-    return result
-
-
-def median(values: Sequence[float]) -> float:
-    return statistics.median(values) if values else float("nan")
-
-
-def fmt_s(seconds: float) -> str:
-    return f"{seconds:.2f} s" if seconds < 100 else f"{seconds:.0f} s"
-
-
-def verdict(ok: bool, how: str) -> str:
-    return f"met ({how})" if ok else f"**missed** ({how})"
-
-
-def log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
 
 
 # -- 1. profiles -----------------------------------------------------------------------
@@ -338,241 +247,6 @@ def bench_split(repeat: int, quick: bool) -> list[str]:
     return rows
 
 
-# -- 3. codec throughput ---------------------------------------------------------------
-
-
-def bench_codec(repeat: int, quick: bool) -> list[str]:
-    import copy
-
-    from rdq_compliance import decode, diff, encode, validate
-    from rdq_compliance.testing._copy import private_copy
-
-    text = (ROOT / "fixtures" / "v1" / "valid" / "seed-example.json").read_text("utf-8")
-    env = decode(text)
-    compact = encode(env)
-
-    def rate(
-        fn: Callable[[], object], seconds: float = 0.5 if quick else 1.0
-    ) -> tuple[float, float]:
-        """Calls per second of CPU time (this process) and of wall time, medians. On a
-        shared box the CPU rate is what one idle core would do; the wall rate shrinks
-        with the load."""
-        cpu_rates, wall_rates = [], []
-        for _ in range(max(repeat, 3)):
-            n, start, cpu0 = 0, time.perf_counter(), time.process_time()
-            while (elapsed := time.perf_counter() - start) < seconds:
-                for _ in range(100):
-                    fn()
-                n += 100
-            cpu_rates.append(n / max(time.process_time() - cpu0, 1e-9))
-            wall_rates.append(n / elapsed)
-        return median(cpu_rates), median(wall_rates)
-
-    def full() -> None:
-        e = decode(text)
-        validate(e)
-        encode(e)
-
-    cases: list[tuple[str, Callable[[], object]]] = [
-        ("decode + validate + encode (the round trip of issue 6)", full),
-        ("decode(text) alone (parse + validate + build)", lambda: decode(text)),
-        ("decode(compact text) alone", lambda: decode(compact)),
-        ("validate(model)", lambda: validate(env)),
-        ("validate(text)", lambda: validate(text)),
-        ("encode(model)", lambda: encode(env)),
-    ]
-    twin = copy.deepcopy(env)
-
-    def kit_checks() -> None:
-        # What Namespace.write + Namespace.expect add to one plugin round trip
-        # (rdq_compliance/testing/_namespaces.py): copy for the plugin, mutation
-        # diff, model validation of what was read, comparison with the expected.
-        # (Through the stdio bridge the model validation is skipped: the bridge
-        # validated the wire JSON the model was built from.)
-        given = private_copy(env)
-        diff(env, given)
-        validate(twin, versions=None)
-        diff(env, twin)
-
-    kit_cases: list[tuple[str, Callable[[], object]]] = [
-        ("the kit's checks per round trip (private copy + diff + validate(model) + diff)",
-         kit_checks),
-        ("the kit's private copy of the model (`testing._copy.private_copy`)",
-         lambda: private_copy(env)),
-        ("copy.deepcopy(model) (what the kit used before)", lambda: copy.deepcopy(env)),
-        ("diff(model, equal model)", lambda: diff(env, twin)),
-    ]
-    rows = [f"### 3. Codec throughput (seed example, {len(text.encode())} bytes pretty, "
-            f"{len(compact.encode())} bytes compact; in-process, median of {max(repeat, 3)})",
-            "", "| operation | per CPU second | per call (CPU) | per wall second |",
-            "|---|---|---|---|"]
-    first: tuple[float, float] | None = None
-    for name, fn in cases:
-        log(f"codec: {name}")
-        r, w = rate(fn)
-        first = first or (r, w)
-        rows.append(f"| {name} | {r:,.0f} | {1e6 / r:.1f} µs | {w:,.0f} |")
-    assert first is not None
-    rows += ["", verdict(first[0] >= TARGET_CODEC,
-                         f"{first[0]:,.0f} round trips per CPU second ({first[1]:,.0f} per wall "
-                         f"second under this load), target ≥ {TARGET_CODEC:,.0f}/s"),
-             "", "What the kit itself does around every plugin round trip of this envelope "
-             "(compare: the memory plugin's write + read is one encode + one parse_json + "
-             "from_json):", "", "| operation | per CPU second | per call (CPU) | per wall second |",
-             "|---|---|---|---|"]
-    for name, fn in kit_cases:
-        log(f"codec: {name}")
-        r, w = rate(fn)
-        rows.append(f"| {name} | {r:,.0f} | {1e6 / r:.1f} µs | {w:,.0f} |")
-    rows += _codec_instructions()
-    # In a process of its own: drawing big envelopes here would raise this process's
-    # peak RSS, which the kit processes it starts inherit (Linux keeps the high-water
-    # mark across exec), and section 4 would measure it.
-    log("codec: the core's fast paths against their general paths (own process)")
-    child = subprocess.run(
-        [PYTHON, "-c", "import json, sys; from benchmarks.run import _fast_paths; "
-         f"print(json.dumps(_fast_paths({repeat}, {quick})))"],
-        cwd=ROOT, env=_env(), capture_output=True, text=True, check=False)
-    if child.returncode:
-        return [*rows, "", f"fast paths: not measured (exit {child.returncode}): "
-                + child.stderr[-400:].replace("\n", " ")]
-    fast: list[str] = json.loads(child.stdout.splitlines()[-1])
-    return rows + fast
-
-
-CODEC_LOOPS = 400
-"""Round trips counted under valgrind (a second run counts none: start-up and imports)."""
-
-
-def _codec_instructions() -> list[str]:
-    """Instructions per codec round trip, counted by valgrind's cachegrind: the same
-    number run after run (timings here move by ±10 % with the neighbours' load), to
-    compare code states on any machine."""
-    valgrind = shutil.which("valgrind")
-    if valgrind is None:
-        return ["", "Instructions per round trip: not counted (valgrind is not on PATH)."]
-    log("codec: instructions per round trip (valgrind, two runs)")
-    # Bytecode caches first: compiling a changed module inside one counted run only
-    # would add its cost to the difference.
-    subprocess.run([PYTHON, "-c", "import benchmarks._codec_loop"], cwd=ROOT, env=_env(),
-                   check=False)
-    counts = []
-    for n in (CODEC_LOOPS, 0):
-        child = subprocess.run(
-            [valgrind, "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
-             PYTHON, "-m", "benchmarks._codec_loop", str(n)],
-            cwd=ROOT, env=_env(), capture_output=True, text=True, check=False)
-        found = re.search(r"I\s+refs:\s+([\d,]+)", child.stderr)
-        if child.returncode or found is None:
-            return ["", f"Instructions per round trip: not counted (valgrind exit "
-                    f"{child.returncode}): " + child.stderr[-300:].replace("\n", " ")]
-        counts.append(int(found.group(1).replace(",", "")))
-    per = (counts[0] - counts[1]) / CODEC_LOOPS
-    return ["", f"Instructions per round trip (decode + validate + encode, valgrind "
-            f"cachegrind, {CODEC_LOOPS} round trips less a run of none): **{per:,.0f}**: "
-            "a count that does not move with the machine's load."]
-
-
-GENERATED = 300
-"""Envelopes drawn for ``_fast_paths``, the same ones every run (derandomized)."""
-
-
-def _drawn_envelopes(count: int) -> list[Any]:
-    """``count`` envelopes as RDQ-RT-001 draws them at ``ci`` (``extremes=0.1``)."""
-    from hypothesis import HealthCheck, Phase, given, settings
-
-    from rdq_compliance.strategies import envelopes
-
-    drawn: list[Any] = []
-
-    @settings(max_examples=count, derandomize=True, database=None, deadline=None,
-              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
-    @given(envelopes(extremes=0.1))
-    def draw(env: Any) -> None:
-        drawn.append(env)
-
-    draw()
-    return drawn
-
-
-def _fast_paths(repeat: int, quick: bool) -> list[str]:
-    """The core's fast paths (issue 11) against their general paths, over generated
-    envelopes rather than the seed example: deep values, big payloads and long histories
-    included, as the kit meets them (tests/envelope/test_fast_paths.py checks that each
-    computes what its general path does)."""
-    import dataclasses
-
-    from rdq_compliance import diff, encode, parse_json, to_json, validate
-    from rdq_compliance.envelope import _diff
-    from rdq_compliance.envelope._codec import _build_valid, _Builder
-    from rdq_compliance.envelope._deep import copy_json
-    from rdq_compliance.envelope._validate import _ModelChecker, _validate_model
-
-    envs = _drawn_envelopes(GENERATED // 3 if quick else GENERATED)
-
-    def copy_of(env: Any) -> Any:  # new containers, shared leaves: the kit's private copy
-        def error(e: Any) -> Any:
-            return e and dataclasses.replace(e, detail=copy_json(e.detail),
-                                             extra=copy_json(e.extra))
-
-        return dataclasses.replace(
-            env, extra=copy_json(env.extra), headers=dict(env.headers),
-            attempts=tuple(dataclasses.replace(a, extra=copy_json(a.extra), error=error(a.error))
-                           for a in env.attempts))
-
-    copies = [copy_of(env) for env in envs]
-    pairs = list(zip(envs, copies, strict=True))
-    fast_json = _diff.same_json
-
-    def general_diff(e: Any, a: Any) -> object:
-        _diff.same_json = lambda x, y: False  # type: ignore[assignment]
-        try:
-            return diff(e, a)
-        finally:
-            _diff.same_json = fast_json
-
-    cases: list[tuple[str, Callable[[Any, Any], object], Callable[[Any, Any], object]]] = [
-        ("diff(env, copy): `same_json` first / the pointer-building walk only",
-         diff, general_diff),
-        ("validate(model): the payload's base64 counted / built and written",
-         lambda e, c: validate(c, versions=None),
-         lambda e, c: _validate_model(c, None, 1024 * 1024, payload_text=True)),
-    ]
-    parsed = {id(e): parse_json(encode(e)) for e in envs}
-    cases += [
-        ("decode: validated JSON read as it is (`_build_valid`) / the checking builder",
-         lambda e, c: _build_valid(parsed[id(e)]),
-         lambda e, c: _Builder(copy=True).envelope(parsed[id(e)])),
-        ("model -> wire (one walk): trusting types (`to_json`) / checking them (`_ModelChecker`)",
-         lambda e, c: to_json(c),
-         lambda e, c: _ModelChecker(payload_text=True).envelope(c)),
-    ]
-
-    passes = max(repeat, 5)
-
-    def per_envelope(*fns: Callable[[Any, Any], object]) -> list[float]:
-        """Each function's median pass, the passes interleaved: this machine's speed
-        drifts within seconds, and measuring one side after the other skewed them."""
-        times: list[list[float]] = [[] for _ in fns]
-        for _ in range(passes):
-            for fn, spent in zip(fns, times, strict=True):
-                cpu0 = time.process_time()
-                for e, c in pairs:
-                    fn(e, c)
-                spent.append(time.process_time() - cpu0)
-        return [median(spent) / len(pairs) for spent in times]
-
-    rows = ["", f"The core's fast paths against their general paths, over {len(envs)} envelopes "
-            "drawn as RDQ-RT-001 draws them at `ci` (`envelopes(extremes=0.1)`, derandomized: "
-            "payloads to 256 KiB, up to 64 attempts, values to 400 levels deep); CPU time per "
-            f"envelope, median of {passes} interleaved passes:", "",
-            "| operation: fast / general | fast path | general path | saved |", "|---|---|---|---|"]
-    for name, fast, general in cases:
-        f, g = per_envelope(fast, general)
-        rows.append(f"| {name} | {f * 1e6:.1f} µs | {g * 1e6:.1f} µs | {1 - f / g:.0%} |")
-    return rows
-
-
 # -- 4. peak memory --------------------------------------------------------------------
 
 
@@ -626,60 +300,6 @@ def bench_first_failure(repeat: int, quick: bool) -> list[str]:
         rows.append(f"| `{mutant}` | {defect} | {fmt_s(median([x.wall for x in runs]))} | "
                     f"{ran} | `{first[:90]}` |")
     return rows
-
-
-# -- 6. xdist --------------------------------------------------------------------------
-
-
-def _wheel_python() -> tuple[str | None, Path]:
-    """A throw-away virtualenv with the kit and the sqlite plugin installed as wheels, as
-    a plugin's CI installs them (site-packages, not this checkout): Hypothesis then
-    does not count the kit's modules as local code to scan for constants."""
-    venv = Path(tempfile.mkdtemp(prefix="rdq-bench-wheel-"))
-    subprocess.run([PYTHON, "-m", "venv", str(venv)], check=True)
-    py = str(venv / "bin" / "python")
-    done = subprocess.run(
-        [py, "-m", "pip", "install", "-q", str(ROOT), str(ROOT / "plugins_example" / "sqlite"),
-         "pytest-xdist"], capture_output=True, text=True, check=False)
-    return (py if done.returncode == 0 else None), venv
-
-
-def bench_xdist(repeat: int, quick: bool) -> list[str]:
-    args = ["--rdq-plugin=sqlite", "-q", "--rdq-profile=ci"]
-    rows = ["### 6. `-n 2` against serial (sqlite, ci)", "",
-            "| kit installed | bytecode | mode | runs' wall | wall (median) | CPU (median) "
-            "| result |",
-            "|---|---|---|---|---|---|---|"]
-    verdicts = []
-    log("xdist: a virtualenv with the kit installed from a wheel")
-    wheel, venv = _wheel_python()
-    setups = [("editable (this checkout)", PYTHON, False, "cached"),
-              ("editable (this checkout)", PYTHON, True, "none (cold)")]
-    if wheel is not None:
-        run_kit(["--rdq-plugin=sqlite", "-q", "-k", "no_test_has_this_name"], python=wheel)
-        setups.append(("wheel (site-packages)", wheel, False, "cached"))
-    else:
-        verdicts.append("- the wheel install failed: not measured")
-    for installed, python, cold, label in setups:
-        serial, para = [], []
-        for i in range(repeat):
-            log(f"xdist ({installed}, {label}): serial {i + 1}/{repeat}")
-            serial.append(run_kit(args, cold=cold, python=python))
-            log(f"xdist ({installed}, {label}): -n 2 {i + 1}/{repeat}")
-            para.append(run_kit([*args, "-n", "2"], cold=cold, python=python))
-        for mode, runs in (("serial", serial), ("`-n 2`", para)):
-            rows.append(
-                f"| {installed} | {label} | {mode} | {', '.join(f'{r.wall:.1f}' for r in runs)} | "
-                f"{fmt_s(median([r.wall for r in runs]))} | "
-                f"{fmt_s(median([r.cpu for r in runs]))} | {runs[-1].summary} |")
-        speedup = median([r.wall for r in serial]) / median([r.wall for r in para])
-        extra_cpu = median([r.cpu for r in para]) - median([r.cpu for r in serial])
-        verdicts.append(
-            f"- {installed}, bytecode {label}: "
-            + verdict(speedup >= TARGET_SPEEDUP, f"{speedup:.2f}x, target ≥ {TARGET_SPEEDUP}x")
-            + f"; `-n 2` spends {extra_cpu:+.2f} s CPU more than serial")
-    shutil.rmtree(venv, ignore_errors=True)
-    return [*rows, "", *verdicts]
 
 
 # -- 7. the stdio bridge (subprocess round trips) --------------------------------------
@@ -791,13 +411,46 @@ def machine() -> list[str]:
     ]
 
 
-def write_doc(block: str) -> None:
-    text = DOC.read_text("utf-8") if DOC.exists() else f"# Performance\n\n{BEGIN}\n{END}\n"
+def _split_block(text: str) -> tuple[str, str, str]:
     if BEGIN not in text or END not in text:
         text += f"\n{BEGIN}\n{END}\n"
     head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
+    block, tail = rest.split(END, 1)
+    return head, block, tail
+
+
+def write_doc(block: str) -> None:
+    text = DOC.read_text("utf-8") if DOC.exists() else f"# Performance\n\n{BEGIN}\n{END}\n"
+    head, _, tail = _split_block(text)
     DOC.write_text(f"{head}{BEGIN}\n{block}\n{END}{tail}", "utf-8")
+
+
+_SECTION = re.compile(r"^### (\d+)\. ", re.M)
+
+
+def replace_sections(block: str, sections: Sequence[list[str]], note: str) -> str:
+    """``block`` (the generated part of docs/performance.md) with each of ``sections``
+    put in place of the section of its number (from its ``### N.`` heading to the next
+    one), or inserted in number order when the block has none; ``note`` goes under each
+    replaced heading (when and how it was measured, which differs from the block's)."""
+    for rows in sections:
+        found = _SECTION.match(rows[0]) if rows else None
+        if found is None:
+            raise ValueError(f"a section starts with its '### N.' heading, got {rows[:1]!r}")
+        number = int(found.group(1))
+        text = "\n".join([rows[0], "", note, *rows[1:]]).rstrip() + "\n"
+        heads = list(_SECTION.finditer(block))
+        mine = [m for m in heads if int(m.group(1)) == number]
+        if mine:
+            start = mine[0].start()
+            later = [m.start() for m in heads if m.start() > start]
+            end = later[0] if later else len(block.rstrip()) + 1
+            block = block[:start] + text + ("\n" if later else "") + block[end:]
+            continue
+        after = [m.start() for m in heads if int(m.group(1)) > number]
+        at = after[0] if after else len(block.rstrip()) + 1
+        block = block[:at].rstrip("\n") + "\n\n" + text + ("\n" if after else "") + block[at:]
+    return block.rstrip("\n") + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -808,14 +461,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"run only this benchmark (repeatable): {', '.join(BENCHMARKS)}")
     parser.add_argument("--repeat", type=int, default=3, help="runs per median (default 3)")
     parser.add_argument("--no-write", action="store_true", help="do not touch docs/")
+    parser.add_argument("--write-sections", action="store_true",
+                        help="with --only: put just these sections into docs/performance.md's "
+                        "generated block, each noted with its own date and load")
     opts = parser.parse_args(argv)
     if opts.repeat < 1:
         parser.error(f"--repeat={opts.repeat!r} must be at least 1")
+    if opts.write_sections and (not opts.only or opts.no_write):
+        parser.error("--write-sections goes with --only NAME (and without --no-write)")
     repeat = 1 if opts.quick else opts.repeat
     chosen = opts.only or list(BENCHMARKS)
     funcs = {"profiles": bench_profiles, "split": bench_split, "codec": bench_codec,
              "memory": bench_memory, "first-failure": bench_first_failure,
-             "xdist": bench_xdist, "stdio": bench_stdio}
+             "xdist": bench_xdist, "stdio": bench_stdio, "servers": bench_servers}
     log("warm-up: one run writes the bytecode caches (as pip install would)")
     run_kit(["--rdq-plugin=sqlite", "-q", "-k", "no_test_has_this_name"])
     load_before = os.getloadavg()
@@ -840,13 +498,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         lines += [*section, ""]
     block = "\n".join(lines).rstrip() + "\n"
     print(block)
-    if not opts.no_write:
-        if opts.only and set(opts.only) != set(BENCHMARKS):
+    if opts.no_write:
+        return 0
+    if opts.only and set(opts.only) != set(BENCHMARKS):
+        if not opts.write_sections:
             log("--only: not writing docs/performance.md (a partial table would replace the full "
-                "one); use --no-write to silence this")
-        else:
-            write_doc(block)
-            log(f"wrote {DOC.relative_to(ROOT)}")
+                "one); --write-sections puts just these sections in, --no-write silences this")
+            return 0
+        note = (f"*Re-measured on its own at {_dt.datetime.now(_dt.UTC):%Y-%m-%d %H:%M} UTC by "
+                f"`{command} --write-sections`; load average (1/5/15 min) before "
+                f"{' / '.join(f'{x:.1f}' for x in load_before)}, after "
+                f"{' / '.join(f'{x:.1f}' for x in load_after)}.*")
+        _, old, _ = _split_block(DOC.read_text("utf-8"))
+        block = replace_sections(old.strip("\n") + "\n", sections, note)
+    write_doc(block)
+    log(f"wrote {DOC.relative_to(ROOT)}")
     return 0
 
 
