@@ -8,23 +8,28 @@ import operator
 import random
 from collections.abc import Collection
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
 from ..envelope._ids import id_from_int
 from ..envelope._limits import (
-    INT64_MAX,
-    INT64_MIN,
-    MAX_KNOWN_INT,
     NAME_MAX_CHARS,
     TRUNCATION_MARKER,
 )
 from ..envelope._model import JSONValue
 from ..envelope._truncate import truncate_utf8
-from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 from ._args import check_collection, check_int, check_range
+from ._draws import (
+    BOOLEANS,
+    TRAP_KEYS,
+    field_map,
+    free_text,
+    index,
+    json_value,
+    sizes,
+    text_or,
+)
 from ._shapes import HEADERS
 
 _NAME_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789._-"
@@ -58,55 +63,12 @@ _TIMESTAMP_EDGES = tuple(
     )
 )
 
-# Pieces of text that break stores: U+0000, astral and the last scalar value,
-# combining sequences (NFD next to NFC), bidi controls, odd whitespace, the
-# truncation marker, the code points around the surrogate block, and strings
-# that look like JSON, SQL, null or template syntax.
-_TEXT_FRAGMENTS = (
-    "\x00", "\U0001f600", "\U0010ffff", "\U0001d11e", "\U0001f468\u200d\U0001f469",
-    "e\u0301", "\u00e9", "\u212b", "\u1100\u1161", "\u0627\u0644\u062e\u0637\u0623",
-    "\u05e9\u05dc\u05d5\u05dd", "\u202e", "\u200f", " ", "  ", "\t", "\n", "\r\n", "\u00a0",
-    "\u2028", "\u2029", "\u3000", "\ufeff", "\ufffe", "\uffff", "\ud7ff", "\ue000",
-    TRUNCATION_MARKER, "\u2026", "null", "NULL", "undefined", "true", "0", "{}", "[]",
-    '{"a": 1}', "'; DROP TABLE tasks; --", '"', "\\", "%s%n", "${jndi:x}", "$set",
-    "__proto__", "A", "a", ".", "/", "~",
-)  # fmt: skip
-
-# Keys that collide with something somewhere: the empty key, JS prototype
-# names, Mongo operators, dotted paths, pointer escapes, the reserved
-# payload_ref and the known field names of every envelope object.
-_TRAP_KEYS = tuple(
-    dict.fromkeys(
-        (
-            "", "__proto__", "constructor", "prototype", "toString", "hasOwnProperty",
-            "$set", "$where", "a.b", "a/b", "x~y", "payload_ref", " ", "\x00", "ID", "Status",
-            *ENVELOPE_FIELDS, *ATTEMPT_FIELDS, *ERROR_FIELDS,
-        )
-    )
-)  # fmt: skip
-
 _HEADER_KEYS = (
     "", "A", "a", "Content-Type", "content-type", "traceparent", "rdq.source",
     "rdq.submitted_by", "rdq.", "a.b", "a/b", "x~y", "__proto__", "$set", "\x00",
 )  # fmt: skip
 
-_INT_EDGES = (
-    INT64_MIN, INT64_MAX, 2**53 + 1, -(2**53 + 1), 2**53, 2**53 - 1, -(2**53),
-    MAX_KNOWN_INT, MAX_KNOWN_INT + 1, 2**32, -1, 0, 1,
-)  # fmt: skip
-_FLOAT_EDGES = (
-    -0.0, 0.0, 5e-324, -5e-324, 2.2250738585072014e-308, 1e308, 1.7976931348623157e308,
-    -1.7976931348623157e308, 0.1, 0.30000000000000004, 1.0, -1.0, 1e21, 1e-7,
-    9007199254740992.0, 1.5,
-)  # fmt: skip
 _MULTIBYTE = ("\u0080", "\u00e9", "\u0800", "\u20ac", "\uffff", "\U0001f600", "\U0010ffff")
-
-
-# Every Unicode scalar value: all code points but the surrogates (C4). The same
-# set as st.text()'s default alphabet, characters(codec="utf-8"), which however
-# builds (and caches in ./.hypothesis/) a table of the whole code space on its
-# first draw: about 1 s and 200 MB in every fresh checkout and xdist worker.
-SCALARS: st.SearchStrategy[str] = st.characters(exclude_categories=["Cs"])
 
 
 @functools.cache
@@ -122,10 +84,24 @@ def ids() -> st.SearchStrategy[str]:
     return _IDS
 
 
-_IDS = st.one_of(
-    st.sampled_from(("0" * 26, "7" + "Z" * 25)),
-    st.integers(0, 2**128 - 1).map(id_from_int),
-)
+_ID_ENDS = st.sampled_from(("0" * 26, "7" + "Z" * 25))
+_ID_NUMBERS = st.integers(0, 2**128 - 1)
+
+
+def draw_id(draw: st.DrawFn) -> str:
+    """:func:`ids`, inline: one of the two ends or any ULID, one half each."""
+    if draw(index(2)) == 0:
+        end: str = draw(_ID_ENDS)
+        return end
+    return id_from_int(draw(_ID_NUMBERS))
+
+
+@st.composite
+def _ids(draw: st.DrawFn) -> str:
+    return draw_id(draw)
+
+
+_IDS = _ids()
 
 
 def names(*, min_size: int = 1, max_size: int = NAME_MAX_CHARS) -> st.SearchStrategy[str]:
@@ -136,12 +112,29 @@ def names(*, min_size: int = 1, max_size: int = NAME_MAX_CHARS) -> st.SearchStra
 
 
 @functools.cache
-def _names(min_size: int, max_size: int) -> st.SearchStrategy[str]:
-    return st.one_of(
+def name_texts(min_size: int, max_size: int) -> tuple[st.SearchStrategy[str], ...]:
+    """Any length, the shortest, the longest: a third each (see :func:`draw_name`)."""
+    return (
         st.text(_NAME_ALPHABET, min_size=min_size, max_size=max_size),
         st.text(_NAME_ALPHABET, min_size=min_size, max_size=min_size),
         st.text(_NAME_ALPHABET, min_size=max_size, max_size=max_size),
     )
+
+
+def draw_name(draw: st.DrawFn, min_size: int = 1, max_size: int = NAME_MAX_CHARS) -> str:
+    """:func:`names`, inline."""
+    name: str = draw(name_texts(min_size, max_size)[draw(index(3))])
+    return name
+
+
+@functools.cache
+def _names(min_size: int, max_size: int) -> st.SearchStrategy[str]:
+    return _names_drawn(min_size, max_size)
+
+
+@st.composite
+def _names_drawn(draw: st.DrawFn, min_size: int, max_size: int) -> str:
+    return draw_name(draw, min_size, max_size)
 
 
 def _check_instant(name: str, value: object) -> datetime:
@@ -181,44 +174,44 @@ def _ms(moment: datetime) -> int:
 def _timestamps(lo: datetime, hi: datetime) -> st.SearchStrategy[datetime]:
     # Milliseconds since the epoch: one draw per instant instead of one per
     # calendar field, which matters when the kit generates thousands.
-    lo_ms, hi_ms = _ms(lo), _ms(hi)
-
-    def at(ms: int) -> datetime:
-        return EPOCH + timedelta(milliseconds=ms)
-
-    def at_fraction(second: int, fraction: int) -> datetime:
-        return at(min(max(second * 1000 + fraction, lo_ms), hi_ms))
-
-    edges = [t for t in (lo, hi, *_TIMESTAMP_EDGES) if lo <= t <= hi]
-    return st.one_of(
-        st.sampled_from(edges),
-        st.integers(lo_ms, hi_ms).map(at),
-        # Whole seconds and .999: the fractions a store drops or rounds up.
-        st.builds(
-            at_fraction,
-            st.integers(lo_ms // 1000, hi_ms // 1000),
-            st.sampled_from((0, 999)),
-        ),
-    )
+    return _timestamps_from(TimestampDraw.of(lo, hi))
 
 
-_PARTS = st.lists(
-    st.one_of(st.sampled_from(_TEXT_FRAGMENTS), st.text(SCALARS, max_size=3)), max_size=6
-)
+class TimestampDraw:
+    """One instant in ``lo``..``hi``, drawn inline by a composite (see ``_draws``): an
+    edge, any millisecond, or a whole second or ``.999`` (the fractions a store drops
+    or rounds up), a third each (the branches of the one_of this replaced)."""
 
+    __slots__ = ("edges", "hi_ms", "lo_ms", "millis", "seconds")
 
-@functools.cache
-def _exact_texts(size: int) -> st.SearchStrategy[str]:
-    return st.text(SCALARS, min_size=size, max_size=size)
+    def __init__(self, lo_ms: int, hi_ms: int, edges: st.SearchStrategy[datetime]) -> None:
+        self.lo_ms, self.hi_ms, self.edges = lo_ms, hi_ms, edges
+        self.millis = st.integers(lo_ms, hi_ms)
+        self.seconds = st.integers(lo_ms // 1000, hi_ms // 1000)
+
+    @staticmethod
+    @functools.cache
+    def of(lo: datetime, hi: datetime) -> TimestampDraw:
+        edges = [t for t in (lo, hi, *_TIMESTAMP_EDGES) if lo <= t <= hi]
+        return TimestampDraw(_ms(lo), _ms(hi), st.sampled_from(edges))
+
+    def __call__(self, draw: st.DrawFn) -> datetime:
+        return self.at(draw, draw(index(3)))
+
+    def at(self, draw: st.DrawFn, kind: int) -> datetime:
+        """The instant of branch ``kind`` (0-2)."""
+        if kind == 0:
+            moment: datetime = draw(self.edges)
+            return moment
+        if kind == 1:
+            return EPOCH + timedelta(milliseconds=draw(self.millis))
+        ms = draw(self.seconds) * 1000 + (999 if draw(BOOLEANS) else 0)
+        return EPOCH + timedelta(milliseconds=min(max(ms, self.lo_ms), self.hi_ms))
 
 
 @st.composite
-def _spliced_texts(draw: st.DrawFn, min_size: int, max_size: int) -> str:
-    parts = draw(_PARTS)
-    text = "".join(parts)[:max_size]
-    if len(text) < min_size:
-        text += draw(_exact_texts(min_size - len(text)))
-    return text
+def _timestamps_from(draw: st.DrawFn, instant: TimestampDraw) -> datetime:
+    return instant(draw)
 
 
 def free_texts(*, min_size: int = 0, max_size: int = 32) -> st.SearchStrategy[str]:
@@ -231,10 +224,12 @@ def free_texts(*, min_size: int = 0, max_size: int = 32) -> st.SearchStrategy[st
 
 @functools.cache
 def _free_texts(min_size: int, max_size: int) -> st.SearchStrategy[str]:
-    return st.one_of(
-        st.text(SCALARS, min_size=min_size, max_size=max_size),
-        _spliced_texts(min_size, max_size),
-    )
+    return _free_texts_drawn(min_size, max_size)
+
+
+@st.composite
+def _free_texts_drawn(draw: st.DrawFn, min_size: int, max_size: int) -> str:
+    return free_text(draw, min_size, max_size)
 
 
 def _fill(unit: str, nbytes: int) -> str:
@@ -271,7 +266,7 @@ def _truncated(draw: st.DrawFn, limit: int) -> str:
         source = _fill(unit, limit - _MARKER_BYTES) + TRUNCATION_MARKER
     else:
         room = (limit - _MARKER_BYTES) // 4
-        source = draw(_free_texts(0, min(room, 16))) + TRUNCATION_MARKER
+        source = free_text(draw, 0, min(room, 16)) + TRUNCATION_MARKER
     return truncate_utf8(source, limit)
 
 
@@ -375,21 +370,38 @@ def header_maps(*, max_size: int = 6) -> st.SearchStrategy[dict[str, str]]:
 
 @functools.cache
 def _header_maps(max_size: int) -> st.SearchStrategy[dict[str, str]]:
-    keys = st.one_of(st.sampled_from(_HEADER_KEYS), free_texts(max_size=12))
-    maps = st.dictionaries(keys, free_texts(max_size=24), max_size=max_size)
-    if max_size < 2:
-        return st.one_of(st.just({}), maps)
-    case_pair = st.builds(
-        lambda rest, upper, lower: {**dict(list(rest.items())[: max_size - 2]),
-                                    "A": upper, "a": lower},
-        maps, free_texts(max_size=8), free_texts(max_size=8),
-    )  # fmt: skip
+    return _header_maps_drawn(max_size)
+
+
+@st.composite
+def _header_maps_drawn(draw: st.DrawFn, max_size: int) -> dict[str, str]:
+    return draw_header_map(draw, max_size)
+
+
+_HEADER_KEY_VALUES = st.sampled_from(_HEADER_KEYS)
+_HEADER_PAIRS = st.sampled_from(HEADERS)
+
+
+def draw_header_map(draw: st.DrawFn, max_size: int = 6) -> dict[str, str]:
+    """:func:`header_maps`, inline: ``{}``, any map, a map with "A" and "a", or a map with
+    one long header in a real shape, a quarter each (``{}`` or any map, a half each,
+    below two entries)."""
+    kind = draw(index(4 if max_size >= 2 else 2))
+    if kind == 0:
+        return {}
+    headers: dict[str, str] = {}
+    for _ in range(draw(sizes(max_size))):
+        key: str = text_or(draw, _HEADER_KEY_VALUES, 1, 0, 12)
+        if key not in headers:
+            headers[key] = free_text(draw, 0, 24)
+    if kind == 1:
+        return headers
+    if kind == 2:
+        upper, lower = free_text(draw, 0, 8), free_text(draw, 0, 8)
+        return {**dict(list(headers.items())[: max_size - 2]), "A": upper, "a": lower}
     # Long values as gateways copy them in (a bearer JWT, W3C trace context, cookies).
-    realistic = st.builds(
-        lambda rest, pair: {**dict(list(rest.items())[: max_size - 1]), pair[0]: pair[1]},
-        maps, st.sampled_from(HEADERS),
-    )
-    return st.one_of(st.just({}), maps, case_pair, realistic)
+    name, value = draw(_HEADER_PAIRS)
+    return {**dict(list(headers.items())[: max_size - 1]), name: value}
 
 
 def payloads(*, max_size: int = 512) -> st.SearchStrategy[bytes]:
@@ -402,12 +414,35 @@ def payloads(*, max_size: int = 512) -> st.SearchStrategy[bytes]:
 
 @functools.cache
 def _payloads(max_size: int) -> st.SearchStrategy[bytes]:
+    return _payloads_drawn(max_size)
+
+
+@functools.cache
+def payload_choices(max_size: int) -> tuple[st.SearchStrategy[bytes], ...]:
+    """The empty payload, any, 1-3 bytes, all 256 byte values: an equal share each."""
     choices: list[st.SearchStrategy[bytes]] = [st.just(b""), st.binary(max_size=max_size)]
     if max_size >= 1:
         choices.append(st.binary(min_size=1, max_size=min(3, max_size)))
     if max_size >= 256:
         choices.append(st.just(bytes(range(256))))
-    return st.one_of(choices)
+    return tuple(choices)
+
+
+def draw_payload(draw: st.DrawFn, max_size: int) -> bytes:
+    """:func:`payloads`, inline (the constant payloads without a draw of their own)."""
+    choices = payload_choices(max_size)
+    i = draw(index(len(choices)))
+    if i == 0:
+        return b""
+    if i == 3:
+        return bytes(range(256))
+    payload: bytes = draw(choices[i])
+    return payload
+
+
+@st.composite
+def _payloads_drawn(draw: st.DrawFn, max_size: int) -> bytes:
+    return draw_payload(draw, max_size)
 
 
 def json_values(*, max_leaves: int = 8) -> st.SearchStrategy[JSONValue]:
@@ -421,23 +456,12 @@ def json_values(*, max_leaves: int = 8) -> st.SearchStrategy[JSONValue]:
 
 @functools.cache
 def _json_values(max_leaves: int) -> st.SearchStrategy[JSONValue]:
-    scalars: st.SearchStrategy[Any] = st.one_of(
-        st.none(),
-        st.booleans(),
-        st.sampled_from(_INT_EDGES),
-        st.integers(INT64_MIN, INT64_MAX),
-        st.sampled_from(_FLOAT_EDGES),
-        st.floats(allow_nan=False, allow_infinity=False),
-        free_texts(max_size=12),
-    )
-    keys = st.one_of(st.sampled_from(_TRAP_KEYS), free_texts(max_size=8))
+    return _json_values_drawn(max_leaves)
 
-    def extend(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-        return st.one_of(
-            st.lists(children, max_size=4), st.dictionaries(keys, children, max_size=4)
-        )
 
-    return st.recursive(scalars, extend, max_leaves=max_leaves)
+@st.composite
+def _json_values_drawn(draw: st.DrawFn, max_leaves: int) -> JSONValue:
+    return json_value(draw, max_leaves)
 
 
 def unknown_field_maps(
@@ -459,8 +483,18 @@ def unknown_field_maps(
 def _unknown_field_maps(
     banned: frozenset[str], max_size: int, max_leaves: int
 ) -> st.SearchStrategy[dict[str, JSONValue]]:
-    traps = [key for key in _TRAP_KEYS if key not in banned]
-    keys: st.SearchStrategy[str] = free_texts(max_size=12).filter(lambda k: k not in banned)
-    if traps:
-        keys = st.one_of(st.sampled_from(traps), keys)
-    return st.dictionaries(keys, json_values(max_leaves=max_leaves), max_size=max_size)
+    return _field_maps(traps_without(banned), banned, max_size, max_leaves)
+
+
+@functools.cache
+def traps_without(banned: frozenset[str]) -> st.SearchStrategy[str] | None:
+    traps = [key for key in TRAP_KEYS if key not in banned]
+    return st.sampled_from(traps) if traps else None
+
+
+@st.composite
+def _field_maps(
+    draw: st.DrawFn, traps: st.SearchStrategy[str] | None, banned: frozenset[str],
+    max_size: int, max_leaves: int,
+) -> dict[str, JSONValue]:  # fmt: skip
+    return field_map(draw, traps, banned, max_size, max_leaves)

@@ -189,7 +189,8 @@ class _Guard:
         # function it is given (hypothesis.internal.reflection.impersonate): let that be the
         # suite's check, as without the guard, so that no kit frame shows in the failure's
         # traceback (this frame itself hides by __tracebackhide__).
-        guarded.__code__ = guarded.__code__.replace(
+        function: Any = guarded  # functools.wraps' type has no __code__ for mypy
+        function.__code__ = function.__code__.replace(
             co_filename=check.__code__.co_filename,
             co_firstlineno=check.__code__.co_firstlineno,
         )
