@@ -22,8 +22,8 @@ from ..storage._discovery import (
     resolve_options,
 )
 from ..testing._case import Case, CaseError, load_case
+from ..testing._context import KitSettings
 from ..testing._exampledb import ExampleDb, ExampleDbError, check_example_db, parse_example_db
-from ..testing._handle import KitSettings
 from ..testing._properties import PROFILES
 from ._options import option
 

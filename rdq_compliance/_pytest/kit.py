@@ -22,8 +22,9 @@ from .._corpus import corpus_hash
 from .._requirements import REQUIREMENTS, Requirement, get_requirement
 from ..storage._discovery import LoadedPlugin
 from ..testing._case import MASKED, replay_command, save_case
+from ..testing._context import KitSettings
 from ..testing._failures import CheckFailed, OperationHung, find_failure
-from ..testing._handle import KitSettings, Rdq, params_of
+from ..testing._handle import Rdq, params_of
 from ..testing._marker import MARKER
 from ..testing._runtime import PluginRuntime
 from . import _upgrade

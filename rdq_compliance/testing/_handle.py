@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
@@ -25,7 +23,7 @@ from ..storage._protocol import StorageError, StorageInfo
 from ..storage._stdio import StdioStorage
 from . import _lanes, _properties
 from ._case import Case
-from ._exampledb import ExampleDb
+from ._context import KitSettings
 from ._failures import (
     C17_TEXT,
     CheckFailed,
@@ -48,7 +46,7 @@ if TYPE_CHECKING:
 
     from ._lanes import Lane
 
-__all__ = ["KitSettings", "Rdq", "params_of", "skip_not_applicable"]
+__all__ = ["Rdq", "params_of", "skip_not_applicable"]
 
 
 def skip_not_applicable(item: pytest.Item, reason: str) -> NoReturn:
@@ -73,24 +71,6 @@ def params_of(item: pytest.Item, label: str) -> dict[str, str]:
         if rest != inner:
             return {"id": rest}
     return {}
-
-
-@dataclass(frozen=True)
-class KitSettings:
-    """The validated kit options of this run."""
-
-    labels: tuple[str, ...]
-    profile: str
-    seed: int
-    timeout: float
-    failures_dir: Path
-    replay: Case | None
-    run_token: str = ""
-    """Shared by every process of one run; in every namespace name (see Rdq.new_name)."""
-    worker: str = ""
-    """The xdist worker number ("" outside xdist): names of two workers never collide."""
-    example_db: ExampleDb | None = None
-    """``--rdq-example-db``: the Hypothesis example database shared by runs (None: none)."""
 
 
 class Rdq:
@@ -303,7 +283,7 @@ class Rdq:
         and at the end of the block closes it and drops it, once no kit run on this
         machine has it open (a lock file shared by the kit runs of the machine, see
         ``_shared``). When it cannot be dropped safely, a note of the run names it."""
-        return shared_namespace(self, name)
+        return shared_namespace(self._namespaces, name)
 
     def drop(self, name: str) -> None:
         """``storage.drop(name)``; a refusal fails the test."""

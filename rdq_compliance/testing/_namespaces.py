@@ -43,7 +43,7 @@ from ._failures import (
 from ._symptoms import symptom_of, symptom_of_violation
 
 if TYPE_CHECKING:
-    from ._handle import Rdq
+    from ._context import Context
 
 __all__ = ["MAX_OPEN_ADAPTERS", "Namespace", "Namespaces"]
 
@@ -225,7 +225,7 @@ class Namespaces:
     """The namespaces one test owns (names made or claimed, adapters opened): what
     ``rdq.namespace`` and friends do, and what the teardown drops."""
 
-    def __init__(self, rdq: Rdq) -> None:
+    def __init__(self, rdq: Context) -> None:
         self.rdq = rdq
         self.opened: list[Namespace] = []
         """Every handle the test opened, closed or not."""

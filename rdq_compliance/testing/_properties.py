@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from hypothesis.stateful import RuleBasedStateMachine
     from hypothesis.strategies import SearchStrategy
 
-    from ._handle import Rdq
+    from ._context import Context
 
 __all__ = ["BUDGETS", "PROFILES", "derived_seed", "for_all", "hypothesis_settings",
            "run_machine"]
@@ -90,7 +90,8 @@ def _record(drawn: dict[str, Any], key: str, value: Any) -> Any:
 
 
 def for_all(
-    rdq: Rdq, check: Callable[..., None], budget: str, strategies: dict[str, SearchStrategy[Any]]
+    rdq: Context, check: Callable[..., None], budget: str,
+    strategies: dict[str, SearchStrategy[Any]],
 ) -> None:
     """:meth:`Rdq.for_all`: run ``check`` on examples drawn from ``strategies``, or only on
     the saved example when this test is replayed; the failing example goes to
@@ -149,7 +150,7 @@ def for_all(
         raise failure
 
 
-def _db_key(rdq: Rdq, params: str, check: str) -> bytes:
+def _db_key(rdq: Context, params: str, check: str) -> bytes:
     return "\x1f".join((rdq.label, rdq.test_name, params, check)).encode("utf-8")
 
 
@@ -231,7 +232,7 @@ class _Guard:
                 raise Unshrunk(exc, _budget_note(), dict(self.drawn)) from None
 
 
-def run_machine(rdq: Rdq, machine: type[RuleBasedStateMachine]) -> None:
+def run_machine(rdq: Context, machine: type[RuleBasedStateMachine]) -> None:
     """:meth:`Rdq.run_machine`: a state machine under the profile's stateful budget and a
     seed derived from --rdq-seed. Its check failures (``rdq.fail``) are watched as a
     property's are: a cause already established ends the search at the first failing

@@ -34,8 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ._handle import Rdq
-    from ._namespaces import Namespace
+    from ._namespaces import Namespace, Namespaces
 
 __all__ = ["GRACE", "SharedLock", "lock_path", "shared_namespace"]
 
@@ -103,43 +102,46 @@ class SharedLock:
 
 
 @contextmanager
-def shared_namespace(rdq: Rdq, name: str) -> Iterator[Namespace]:
+def shared_namespace(namespaces: Namespaces, name: str) -> Iterator[Namespace]:
     """``rdq.shared_namespace(name)``: see :meth:`Rdq.shared_namespace`."""
     __tracebackhide__ = True
     lock = SharedLock()
     lock.acquire_shared()
     try:
         try:
-            ns = rdq.namespace(name)
+            ns = namespaces.open(name)
             yield ns
             ns.close()
         except BaseException:
             # The test's failure wins; the name is still dropped if the storage can be
             # called, else left with a note.
             with suppress(Exception):
-                _drop(rdq, name, lock)
+                _drop(namespaces, name, lock)
             raise
-        _drop(rdq, name, lock)
+        _drop(namespaces, name, lock)
     finally:
         lock.release()
 
 
-def _drop(rdq: Rdq, name: str, lock: SharedLock) -> None:
+def _drop(namespaces: Namespaces, name: str, lock: SharedLock) -> None:
     __tracebackhide__ = True
+    rdq = namespaces.rdq
     runtime = rdq.runtime
     if runtime.broken is not None or runtime.storage is None or runtime.unreachable:
-        rdq.leave(name, "the storage could no longer be called to drop it")
+        namespaces.leave(name, "the storage could no longer be called to drop it")
         return
-    for ns in rdq._namespaces.opened:
+    for ns in namespaces.opened:
         if ns.name == name:
             ns.close()
     if lock.unavailable is not None:
-        rdq.leave(name, f"no run can own a {len(name)}-character name and {lock.unavailable}, "
-                  "so the kit cannot know that no other kit run has it open")
+        namespaces.leave(
+            name, f"no run can own a {len(name)}-character name and {lock.unavailable}, "
+            "so the kit cannot know that no other kit run has it open")
         return
     wait = rdq.settings.timeout + GRACE
     if not lock.acquire_exclusive(wait):
-        rdq.leave(name, f"no run can own a {len(name)}-character name and another kit run on "
-                  f"this machine kept it open for over {wait:g} s")
+        namespaces.leave(
+            name, f"no run can own a {len(name)}-character name and another kit run on "
+            f"this machine kept it open for over {wait:g} s")
         return
-    rdq.drop(name)
+    namespaces.drop(name)

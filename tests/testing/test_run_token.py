@@ -9,7 +9,8 @@ from typing import Any
 
 from rdq_compliance import NAMESPACE_PATTERN
 from rdq_compliance._requirements import get_requirement
-from rdq_compliance.testing._handle import KitSettings, Rdq
+from rdq_compliance.testing._context import KitSettings
+from rdq_compliance.testing._handle import Rdq
 
 
 def _rdq(token: str, worker: str) -> Rdq:

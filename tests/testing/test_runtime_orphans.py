@@ -19,7 +19,8 @@ import pytest
 from rdq_compliance import ErrorCode, StorageError, StorageInfo, hookimpl
 from rdq_compliance._requirements import get_requirement
 from rdq_compliance.testing import CheckFailed, OperationHung
-from rdq_compliance.testing._handle import KitSettings, Rdq
+from rdq_compliance.testing._context import KitSettings
+from rdq_compliance.testing._handle import Rdq
 from rdq_compliance.testing._runtime import PluginRuntime
 
 from ._fake_runtime import started_runtime
