@@ -35,6 +35,7 @@ import pytest
 
 from .. import __version__
 from .._corpus import corpus_hash as fixture_corpus_hash
+from .._requirements import get_requirement
 from ..envelope._codec import encode
 from ..reporting import write_json
 from ..storage._discovery import STDIO, LoadedPlugin
@@ -158,6 +159,7 @@ class UpgradePlugin:
         self.saved = saved
         self.timeout = timeout
         self.ran: set[str] = set()
+        self.not_applicable: set[str] = set()
         self.problem: str | None = None
         self.done: str | None = None
 
@@ -189,11 +191,16 @@ class UpgradePlugin:
             )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when != "call":
+        props = dict(report.user_properties)
+        rid = str(props.get("rdq_requirement", ""))
+        if rid not in UPGRADE_IDS:
             return
-        for name, value in report.user_properties:
-            if name == "rdq_requirement" and str(value) in UPGRADE_IDS:
-                self.ran.add(str(value))
+        if report.when == "call":
+            self.ran.add(rid)
+        elif report.skipped and props.get("rdq_not_applicable"):
+            # Not applicable (a release that no longer declares 'durable'): counted as the
+            # terminal and the report count it, not as "did not run" (issue 21 §7).
+            self.not_applicable.add(rid)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.mode is None or not self._controller():
@@ -207,15 +214,33 @@ class UpgradePlugin:
         elif self.ran >= set(UPGRADE_IDS):
             self.done = self._finish_check()
         else:
-            missing = ", ".join(sorted(set(UPGRADE_IDS) - self.ran))
-            self.done = (f"upgrade check: {missing} did not run (deselected, skipped or "
-                         "stopped early); the corpus is left in the store for another check")
+            na = sorted((self.not_applicable | self._gated_off(run)) - self.ran)
+            missing = sorted(set(UPGRADE_IDS) - self.ran - set(na))
+            parts = []
+            if na:
+                parts.append(f"{', '.join(na)} not applicable (see the requirements' "
+                             "reasons)")
+            if missing:
+                parts.append(f"{', '.join(missing)} did not run (deselected, skipped or "
+                             "stopped early)")
+            self.done = (f"upgrade check: {'; '.join(parts)}; the corpus is left in the "
+                         "store for another check")
         if self.problem is not None:
             run.notes.append(self.problem)
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.done is not None:
             run.notes.append(self.done)
+
+    def _gated_off(self, run: Any) -> set[str]:
+        """The upgrade requirements gated on a capability the plugin does not declare:
+        not applicable, as the report counts them."""
+        assert self.plugin is not None
+        info = next((p.info for p in run.plugins if p.label == self.plugin.label), None)
+        if info is None:
+            return set()
+        return {rid for rid in UPGRADE_IDS
+                if (cap := get_requirement(rid).capability) and cap not in info.capabilities}
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.problem is not None:

@@ -136,10 +136,11 @@ def _type_cases() -> dict[str, Envelope]:
         Attempt(attempt_no=MAX_KNOWN_INT, started_at=LAST_INSTANT, finished_at=EPOCH,
                 outcome=Outcome.RETRYABLE_FAILURE, error=ErrorInfo(type="", message="")),
     )
-    whole = T0.replace(microsecond=0)
+    whole = T0.replace(hour=0, minute=0, second=0, microsecond=0)
     return {
-        # First: a plain envelope with whole-second instants, so that a store returning
-        # other Python types fails here before the tests whose values it also mangles.
+        # First: a plain envelope with instants at midnight (exact in seconds and in
+        # float days), so that a store returning other Python types fails here before
+        # the tests whose values it also mangles.
         "plain": base_envelope(
             4, created_at=whole, next_attempt_at=whole, headers={"traceparent": "00-4bf9-01"},
             attempts=(Attempt(attempt_no=1, started_at=whole, finished_at=whole,

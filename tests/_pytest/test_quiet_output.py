@@ -53,3 +53,19 @@ def test_a_replay_prints_no_incomplete_block(kit: pytest.Pytester) -> None:
     text = again.stdout.str()
     assert "INCOMPLETE: " not in text and "NOT-RUN" not in text, text
     assert "--rdq-replay ran one saved case" in text
+
+
+def test_upgrade_line_counts_not_applicable_as_the_terminal_does(kit: pytest.Pytester) -> None:
+    """A new release that no longer declares 'durable': the upgrade tests are not
+    applicable, and the upgrade line says so (not "did not run"), as the suite line does."""
+    saved = run(kit, "--rdq-plugin=fake", "--rdq-option=durable=yes",
+                "--rdq-upgrade-save=up", "-k", "test_timestamp_keeps_milliseconds and leap")
+    saved.assert_outcomes(passed=1)
+    assert "upgrade corpus saved" in saved.stdout.str(), saved.stdout.str()
+    checked = run(kit, "--rdq-plugin=fake", "--rdq-upgrade-check=up", "-k", "upgrade")
+    text = checked.stdout.str()
+    suite = next(ln for ln in text.splitlines() if ln.startswith("  upgrade "))
+    assert suite.rstrip().endswith("3 not applicable"), suite
+    line = next(ln for ln in text.splitlines() if "upgrade check: RDQ-UP" in ln)
+    assert "RDQ-UP-001, RDQ-UP-002, RDQ-UP-003 not applicable" in line, line
+    assert "did not run" not in line, line
