@@ -433,6 +433,8 @@ def requirements_carried(
         name("", "refused", [trigger])
     for ptr in _empties(value, ""):
         name(pointer_pattern(ptr) if envelope else "/*", "empty-null")
+        if envelope and ptr == "/headers":  # the empty map, dropped or null: headers'
+            name("/headers/*", "missing")
     if not envelope or not isinstance(value, dict):
         return frozenset(found)
     for key in value:

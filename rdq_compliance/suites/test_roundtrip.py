@@ -381,7 +381,8 @@ def _empty_cases() -> dict[str, list[Envelope]]:
         env = with_error(base_envelope(n, extra={"x": value}), detail=value, extra={"x": value})
         inside.append(with_attempt(env, extra={"x": value}))
     inside.append(base_envelope(105, handler_version="", headers={"": ""}))
-    known = [base_envelope(106, handler_version=None, attempts=(), headers={}),
+    inside.append(base_envelope(109, headers={}))  # the empty map: headers' own tests first
+    known = [base_envelope(106, handler_version=None, attempts=()),
              base_envelope(107, handler_version="", attempts=()),
              base_envelope(108, attempts=(Attempt(attempt_no=1, started_at=T0,
                                                   outcome=Outcome.SUCCESS),))]
