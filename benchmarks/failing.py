@@ -95,44 +95,87 @@ def ratio_rows(pairs: Sequence[tuple[str, str]], repeat: int, profile: str) -> l
     return rows
 
 
-def _mutants(only: Sequence[str]) -> list[str]:
+def _mutants(only: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
+    """(id, the requirements it declares) of every one-defect mutant of the zoo."""
     from tests.mutants import zoo
     from tests.mutants._entries import Kind
 
-    ids = [e.id for e in zoo.ENTRIES if e.kind is Kind.MUTANT]
+    found = [(e.id, tuple(e.catches)) for e in zoo.ENTRIES if e.kind is Kind.MUTANT]
     if only:
-        unknown = sorted(set(only) - set(ids))
+        unknown = sorted(set(only) - {i for i, _ in found})
         if unknown:
             raise SystemExit(f"--only: no mutant {unknown!r} in tests/mutants/zoo.py")
-        ids = [i for i in ids if i in only]
-    return ids
+        found = [(i, c) for i, c in found if i in only]
+    return found
+
+
+def _first_requirement(work: Path, first_nodeid: str) -> tuple[str, str]:
+    """The requirement of the first failed test and the first cause's, from the run's
+    report (``-`` when there is none)."""
+    try:
+        report = json.loads((work / "report.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return "-", "-"
+    owner: dict[str, str] = {}
+    cause = "-"
+    for plugin in report.get("plugins", []):
+        for r in plugin.get("requirements", []):
+            for t in r.get("tests", []):
+                owner[t["nodeid"]] = r["id"]
+        if plugin.get("causes"):
+            cause = plugin["causes"][0]["requirement"]
+    return owner.get(first_nodeid, "-"), cause
 
 
 def first_failure_rows(only: Sequence[str], profile: str, jsonl: Path | None) -> list[str]:
-    """Markdown: every mutant's ``-x`` wall, then the median, the worst and those over the
+    """Markdown: every mutant's ``-x`` wall and CPU, the requirement of its first failed
+    test (does the mutant declare it?), then the median, the worst and those over the
     limit."""
-    results: list[tuple[str, float, str, int]] = []
-    for n, mutant in enumerate(_mutants(only), 1):
+    import shutil
+    import tempfile
+
+    results: list[dict[str, object]] = []
+    for n, (mutant, catches) in enumerate(_mutants(only), 1):
+        work = Path(tempfile.mkdtemp(prefix="rdq-bench-x-"))
         run = run_kit([f"--rdq-plugin=tests.mutants.zoo:{mutant}", "-x", "-q", "-rfE",
-                       f"--rdq-profile={profile}"], timeout=300)
+                       f"--rdq-profile={profile}", "--rdq-report=report.json"],
+                      timeout=300, cwd=work)
+        found = re.search(r"^(?:FAILED|ERROR) (\S+)", run.out, re.M)
+        nodeid = found.group(1) if found else ""
+        first_req, cause = _first_requirement(work, nodeid)
+        shutil.rmtree(work, ignore_errors=True)
         first = first_failing_test(run.out) or f"(none: {run.summary})"
-        log(f"first-failure {n}: {mutant}: {run.wall:.1f} s, {first}")
-        results.append((mutant, run.wall, first, run.rc))
+        row = {"mutant": mutant, "wall": round(run.wall, 2), "cpu": round(run.cpu, 2),
+               "rc": run.rc, "first": first, "first_requirement": first_req,
+               "first_cause": cause, "declared": list(catches),
+               "right": first_req in catches, "load": run.load}
+        log(f"first-failure {n}: {mutant}: {run.wall:.1f} s (CPU {run.cpu:.1f} s, load "
+            f"{run.load:.1f}), {first_req} {'ok' if row['right'] else 'NOT declared'}: {first}")
+        results.append(row)
         if jsonl is not None:
             with jsonl.open("a", encoding="utf-8") as f:
-                f.write(json.dumps({"mutant": mutant, "wall": round(run.wall, 2),
-                                    "cpu": round(run.cpu, 2), "rc": run.rc, "first": first,
-                                    "load": run.load}) + "\n")
-    walls = [w for _, w, _, _ in results]
-    slow = [(m, w, f) for m, w, f, _ in results if w > TARGET_X_MAX]
+                f.write(json.dumps(row) + "\n")
+    walls = [float(r["wall"]) for r in results]  # type: ignore[arg-type]
+    cpus = [float(r["cpu"]) for r in results]  # type: ignore[arg-type]
+    loads = [float(r["load"]) for r in results]  # type: ignore[arg-type]
+    slow = [r for r in results if float(r["wall"]) > TARGET_X_MAX]  # type: ignore[arg-type]
+    wrong = [r for r in results if not r["right"]]
     rows = [f"{len(results)} mutants, `-x --rdq-profile={profile}`, one run each: median "
-            f"{fmt_s(median(walls))} (target ≤ {TARGET_X_MEDIAN:g} s), worst "
-            f"{fmt_s(max(walls, default=float('nan')))}; over {TARGET_X_MAX:g} s: {len(slow)}",
-            "", "| mutant | wall to exit | first failing test |", "|---|---|---|"]
-    shown = slow or [(m, w, f) for m, w, f, _ in results]
-    for m, w, f in sorted(shown, key=lambda r: -r[1])[: len(slow) or 10]:
-        rows.append(f"| `{m}` | {fmt_s(w)} | `{f[:90]}` |")
-    passed = [m for m, _, _, rc in results if rc == 0]
+            f"{fmt_s(median(walls))} wall (target ≤ {TARGET_X_MEDIAN:g} s), "
+            f"{fmt_s(median(cpus))} CPU; worst {fmt_s(max(walls, default=float('nan')))}; "
+            f"over {TARGET_X_MAX:g} s: {len(slow)}; load average {min(loads, default=0):.1f}"
+            f"–{max(loads, default=0):.1f}",
+            f"first failed test of a declared requirement: {len(results) - len(wrong)} of "
+            f"{len(results)}",
+            "", "| mutant | wall | CPU | first failing test | its requirement | declared |",
+            "|---|---|---|---|---|---|"]
+    shown = slow + [r for r in wrong if r not in slow]
+    shown = shown or sorted(results, key=lambda r: -float(r["wall"]))[:10]  # type: ignore[arg-type]
+    for r in shown:
+        rows.append(f"| `{r['mutant']}` | {fmt_s(float(r['wall']))} | "  # type: ignore[arg-type]
+                    f"{fmt_s(float(r['cpu']))} | `{str(r['first'])[:90]}` | "  # type: ignore[arg-type]
+                    f"{r['first_requirement']} | {', '.join(r['declared'])} |")  # type: ignore[arg-type]
+    passed = [str(r["mutant"]) for r in results if r["rc"] == 0]
     if passed:
         rows.append(f"\nNot caught by `-x` (exit 0): {', '.join(passed)}")
     return rows

@@ -2,18 +2,23 @@
 
 The order comes from the one diagnosis table (:data:`~rdq_compliance.envelope._diagnosis.
 DEFECT_RULES`): a requirement's tests run at the place of its first row, so that what
-every envelope carries (timestamps, null against empty values, model types) is checked
-before the tests that merely carry it along, and the golden corpus and the generic
-round trip (no row of their own) come last.
+every envelope carries (the model's Python types, timestamps, null against empty
+values) is checked before the tests that merely carry it along, and the golden corpus
+and the generic round trip (no row of their own) come last.
 
-No static order can make ``-x`` stop on the right requirement for every defect: a store
-that returns counters as ``Decimal`` and one that cuts timestamps to the second both
-fail every round trip, the first belonging to RDQ-RT-004, the second to RDQ-RT-007.
-So with ``-x`` (:class:`StopOnCause`), a failure whose diagnosis names another
-requirement runs that requirement's pending tests before the run stops: the run stops
-on the requirement of the defect, and the first failure reads "explained by cause 1".
-A refused envelope that held several triggers names several candidates; their tests
-run in turn until one fails.
+A test runs after the requirements whose values it carries (:func:`item_rank`): those
+its parameters hold (an envelope with instants to the millisecond or two attempts, ""
+or astral text, found by ``requirements_carried``) and those its marker names
+(``@requirement(..., carries=...)``: every JSON type in unknown fields). So a store
+that returns counters as ``Decimal`` (every read) fails first the exact-types example
+whose instants are whole seconds, and one that cuts timestamps passes it and fails
+RDQ-RT-007 first: ``-x`` stops on the defect's own requirement.
+
+Where a defect still reaches another requirement's test first (a store refusing
+dotted header keys, which every envelope holds), :class:`StopOnCause` runs the
+diagnosed requirement's pending tests before the run stops, and that first failure
+reads "explained by cause 1". A refused envelope that held several triggers names
+several candidates; their tests run in turn until one fails.
 """
 
 from __future__ import annotations
@@ -24,15 +29,18 @@ from typing import Any
 import pytest
 
 from .._requirements import get_requirement
-from ..envelope._diagnosis import requirement_rank
+from ..envelope._codec import to_json
+from ..envelope._diagnosis import requirement_rank, requirements_carried, triggers_of
+from ..envelope._model import Envelope
 from ..reporting._causes import diagnose
+from ..testing._builders import base_envelope
 from ..testing._failures import CheckFailed, OperationHung, find_failure
 from ..testing._marker import MARKER
 from ..testing._symptoms import symptom_of_exception
 
 __all__ = [
-    "SUITE_MODULE_PREFIX", "StopOnCause", "examples_first", "is_kit_test", "longest_first",
-    "specificity",
+    "SUITE_MODULE_PREFIX", "StopOnCause", "carried", "examples_first", "is_kit_test",
+    "item_rank", "longest_first", "specificity",
 ]
 
 SUITE_MODULE_PREFIX = "rdq_compliance.suites."
@@ -87,6 +95,46 @@ def specificity(item: pytest.Item) -> tuple[int, int]:
     return (requirement_rank(req.id), len(req.clauses))
 
 
+_COMMON = triggers_of(to_json(base_envelope()))
+"""The triggers every example's envelope holds (a dotted header key): they order nothing."""
+
+
+def _values_carried(value: object) -> frozenset[str]:
+    if isinstance(value, Envelope):
+        try:
+            return requirements_carried(to_json(value), envelope=True, common=_COMMON)
+        except (TypeError, ValueError):  # not encodable: nothing to learn from it
+            return frozenset()
+    if isinstance(value, list | tuple) and value and all(
+            isinstance(v, Envelope) for v in value):
+        return frozenset().union(*(_values_carried(v) for v in value))
+    if isinstance(value, str | bytes | bytearray | dict | list | int | float):
+        return requirements_carried(value, envelope=False)
+    return frozenset()
+
+
+def carried(item: pytest.Item) -> frozenset[str]:
+    """The other requirements whose values the item writes: its marker's ``carries``
+    and what its parameters hold (``requirements_carried``)."""
+    mark = _marker(item)
+    found: set[str] = set(mark.kwargs.get("carries", ())) if mark is not None else set()
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    for name, value in params.items():
+        if name != "rdq_plugin":
+            found |= _values_carried(value)
+    found.discard(_requirement_id(item) or "")
+    return frozenset(found)
+
+
+def item_rank(item: pytest.Item) -> tuple[int, int, int, int]:
+    """Where the item runs among the examples (or the properties): at the latest of its
+    requirement's place and the places of the requirements it carries; among items at
+    one place, those of the requirement of that place first."""
+    own, clauses = specificity(item)
+    latest = max([own, *(requirement_rank(r) for r in carried(item))])
+    return (latest, latest != own, own, clauses)
+
+
 def _reorder_kit_items(items: list[pytest.Item], key: Callable[[pytest.Item], Any]) -> None:
     # A stable sort of the kit's own items only: the same collection always gives
     # the same order (xdist workers must agree), and the user's tests keep their places.
@@ -100,8 +148,8 @@ def examples_first(items: list[pytest.Item]) -> None:
     """Reorder the kit's tests in place: every example-based test (milliseconds each)
     before the generated properties (up to seconds each), so that ``-x`` stops at the
     first defect a fixed example shows without waiting for the searches; in each half,
-    in the order of the diagnosis table (:func:`specificity`)."""
-    _reorder_kit_items(items, lambda item: (_is_generated(item), *specificity(item)))
+    in the order of the diagnosis table (:func:`item_rank`)."""
+    _reorder_kit_items(items, lambda item: (_is_generated(item), *item_rank(item)))
 
 
 def longest_first(items: list[pytest.Item]) -> None:
@@ -116,7 +164,7 @@ def longest_first(items: list[pytest.Item]) -> None:
     _reorder_kit_items(
         items,
         lambda item: ((_cost_rank(item) + 1) % 4,
-                      specificity(item) if _cost_rank(item) == _EXAMPLE else (0, 0)),
+                      item_rank(item) if _cost_rank(item) == _EXAMPLE else (0, 0, 0, 0)),
     )
 
 

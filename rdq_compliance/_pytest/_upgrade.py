@@ -25,13 +25,8 @@ incomplete.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
-import json
-import random
 import secrets
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -40,193 +35,43 @@ import pytest
 
 from .. import __version__
 from .._corpus import corpus_hash as fixture_corpus_hash
-from .._corpus import valid_fixtures
-from ..envelope._codec import decode, encode
-from ..envelope._diff import diff, format_diff
-from ..envelope._model import Envelope
-from ..envelope._validate import InvalidEnvelope
+from .._requirements import get_requirement
+from ..envelope._codec import encode
 from ..reporting import write_json
 from ..storage._discovery import STDIO, LoadedPlugin
-from ..storage._protocol import StorageError
-from ..testing._builders import random_id
-from ..testing._copy import private_copy
-from ..testing._failures import OperationHung, PluginFault, describe_storage_error
 from ..testing._handle import skip_not_applicable
 from ..testing._runtime import PluginRuntime
 from ..testing._upgrade import DROPPED, KEPT_ROLES, ROLES, Saved
 from ._options import path_option
 from ._state import RUN_KEY
+from ._upgrade_corpus import (
+    CHECKED,
+    FORMAT,
+    MANIFEST,
+    STATE,
+    UpgradeError,
+    build_corpus,
+    corpus_digest,
+    expected_of,
+    load_saved,
+    usage_dir,
+)
+from ._upgrade_store import call, drop_previous, storage, store, verify
 
+# The corpus and its manifest live in _upgrade_corpus, the plugin calls in
+# _upgrade_store; these names stay importable from here.
 __all__ = [
+    "DROPPED",
+    "KEPT_ROLES",
     "UpgradeError",
     "UpgradePlugin",
     "build_corpus",
     "configure",
+    "expected_of",
     "load_saved",
 ]
 
-MANIFEST = "manifest.json"
-STATE = "state"
-CHECKED = "checked.json"
-FORMAT = "rdq-upgrade-corpus/1"
 UPGRADE_IDS = ("RDQ-UP-001", "RDQ-UP-002", "RDQ-UP-003")
-_GENERATED = 48
-"""Generated envelopes of the corpus (split over the namespaces)."""
-
-Step = tuple[Literal["write"], str, Envelope] | tuple[Literal["drop"], str, None]
-
-
-class UpgradeError(Exception):
-    """A bad upgrade directory or manifest: a usage error (one line, exit status 4)."""
-
-
-# -- the corpus ----------------------------------------------------------------------------
-
-
-def _generated(seed: int, versions: Sequence[int], count: int) -> list[Envelope]:
-    """``count`` envelopes drawn from the public strategy under ``seed``, each with its
-    own id (Hypothesis may draw equal ids; a corpus must not overwrite by accident)."""
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hypothesis_seed
-
-    from ..strategies import envelopes
-
-    drawn: list[Envelope] = []
-
-    @hypothesis_seed(seed)
-    @settings(max_examples=count, database=None, phases=[Phase.generate], deadline=None,
-              suppress_health_check=list(HealthCheck))
-    @given(envelopes(envelope_versions=versions, max_attempts=3, max_payload_size=256))
-    def draw(env: Envelope) -> None:
-        drawn.append(env)
-
-    draw()
-    if len(drawn) < count:  # pragma: no cover - the strategy's space is far larger
-        raise UpgradeError(f"Hypothesis drew {len(drawn)} envelopes, the corpus needs {count}")
-    rng = random.Random(seed)
-    return [dataclasses.replace(env, id=random_id(rng)) for env in drawn[:count]]
-
-
-def build_corpus(seed: int, versions: Sequence[int]) -> list[Step]:
-    """The writes and the drop of the upgrade corpus, in order, for a plugin declaring
-    ``versions``: a pure function of ``seed`` (and the kit's fixtures)."""
-    fixtures = [f.envelope() for f in valid_fixtures() if f.envelope_version in versions]
-    gen = _generated(seed, sorted(versions), _GENERATED + 5)
-    steps: list[Step] = []
-    # golden: every valid fixture of a declared version, but five kept for the others
-    # (generated ones stand in when a declared version has fewer fixtures)
-    steps.extend(("write", "golden", env) for env in fixtures[5:])
-    head = [*fixtures[:5], *gen[_GENERATED:]][:5]
-    steps.extend(("write", "generated", env) for env in gen[:16])
-    # rewritten: a first version, then another envelope under the same id (last wins);
-    # the golden ones are the richest (headers, attempts, unknown fields at every level)
-    firsts = [*head[:3], *gen[16:24]]
-    seconds = [*gen[24:32], *head[3:5], gen[0]]
-    for first, second in zip(firsts, seconds, strict=True):
-        steps.append(("write", "rewritten", first))
-        steps.append(("write", "rewritten", dataclasses.replace(second, id=first.id)))
-    steps.extend(("write", "writable", env) for env in gen[32:40])
-    steps.extend(("write", "writable", env) for env in head[:2])
-    # dropped: written (some ids also live elsewhere), then the whole namespace dropped
-    steps.extend(("write", DROPPED, env) for env in [*gen[40:48], *head[:2], gen[1]])
-    steps.append(("drop", DROPPED, None))
-    return steps
-
-
-def expected_of(steps: Sequence[Step]) -> tuple[dict[str, dict[str, Envelope]], list[str]]:
-    """What the store holds after ``steps`` (per kept role: id -> the last write), and
-    the ids the dropped namespace held."""
-    kept: dict[str, dict[str, Envelope]] = {role: {} for role in KEPT_ROLES}
-    dropped: dict[str, None] = {}
-    for kind, role, env in steps:
-        if kind == "write":
-            assert env is not None
-            if role == DROPPED:
-                dropped[env.id] = None
-            else:
-                kept[role][env.id] = env
-    return kept, list(dropped)
-
-
-def _corpus_digest(expected: Mapping[str, Mapping[str, str]], dropped: Sequence[str]) -> str:
-    body = json.dumps({"expected": expected, "dropped": list(dropped)}, sort_keys=True,
-                      ensure_ascii=False, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(body.encode("utf-8")).hexdigest()
-
-
-# -- the manifest --------------------------------------------------------------------------
-
-
-def _usage_dir(flag: str, directory: Path, problem: str) -> UpgradeError:
-    return UpgradeError(f"{flag}={str(directory)!r}: {problem}")
-
-
-def load_saved(directory: Path) -> Saved:
-    """Read and check ``DIR/manifest.json``; :class:`UpgradeError` says what to do."""
-    flag = "--rdq-upgrade-check"
-    if not directory.exists():
-        raise _usage_dir(flag, directory, "no such directory; first run the kit with the "
-                         "previous release and --rdq-upgrade-save on that directory")
-    if not directory.is_dir():
-        raise _usage_dir(flag, directory, "is not a directory; expected the directory "
-                         "written by --rdq-upgrade-save")
-    path = directory / MANIFEST
-    try:
-        raw: Any = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise _usage_dir(flag, directory, f"holds no {MANIFEST}, so it was not written by "
-                         "--rdq-upgrade-save; give the directory of a save run") from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        raise _usage_dir(flag, directory, f"{MANIFEST} is unreadable ({exc}); save again "
-                         "with --rdq-upgrade-save") from None
-    if not isinstance(raw, dict) or raw.get("format") != FORMAT:
-        found = raw.get("format") if isinstance(raw, dict) else type(raw).__name__
-        raise _usage_dir(flag, directory, f"{MANIFEST} has format={found!r}, expected "
-                         f"{FORMAT!r}; it was not written by --rdq-upgrade-save of this kit")
-    kit_version = raw.get("kit_version")
-    if kit_version != __version__:
-        raise _usage_dir(flag, directory, f"was saved by rdq-compliance {kit_version!r}, this "
-                         f"is {__version__!r}; save and check with the same kit version "
-                         f"(install rdq-compliance=={kit_version} for the check, or save again "
-                         f"with {__version__})")
-    if raw.get("fixture_hash") != fixture_corpus_hash():
-        raise _usage_dir(flag, directory, "was saved with other golden fixtures "
-                         f"(fixture_hash={raw.get('fixture_hash')!r}, this kit has "
-                         f"{fixture_corpus_hash()!r}); save again with this kit")
-    checked = directory / CHECKED
-    if checked.exists():
-        raise _usage_dir(flag, directory, f"was already checked ({CHECKED}); that check "
-                         "dropped the corpus from the store: run --rdq-upgrade-save with the "
-                         "previous release again")
-    try:
-        texts: dict[str, dict[str, str]] = raw["expected"]
-        dropped = [str(i) for i in raw["dropped_ids"]]
-        if _corpus_digest(texts, dropped) != raw["corpus_hash"]:
-            raise _usage_dir(flag, directory, f"{MANIFEST} was changed after the save "
-                             "(corpus_hash does not match its envelopes); save again")
-        plugin = raw["plugin"]
-        namespaces = {str(k): str(v) for k, v in raw["namespaces"].items()}
-        if set(namespaces) != set(ROLES) or set(texts) != set(KEPT_ROLES):
-            raise KeyError("namespaces")
-        expected = {
-            role: {id: decode(text, versions=None) for id, text in by_id.items()}
-            for role, by_id in texts.items()
-        }
-        return Saved(
-            directory=directory,
-            plugin_label=str(plugin["label"]),
-            plugin_name=str(plugin["name"]),
-            plugin_version=str(plugin["version"]),
-            kit_version=str(kit_version),
-            seed=int(raw["seed"]),
-            saved_at=str(raw["saved_at"]),
-            namespaces=namespaces,
-            expected=expected,
-            dropped_ids=tuple(dropped),
-        )
-    except (KeyError, TypeError, ValueError, AttributeError, InvalidEnvelope) as exc:
-        raise _usage_dir(flag, directory, f"{MANIFEST} is malformed ({type(exc).__name__}: "
-                         f"{exc}); save again with --rdq-upgrade-save") from None
 
 
 # -- configuration -------------------------------------------------------------------------
@@ -240,18 +85,18 @@ def _dir_option(config: pytest.Config, ini: str) -> Path | None:
 def _check_save_dir(directory: Path) -> None:
     flag = "--rdq-upgrade-save"
     if directory.exists() and not directory.is_dir():
-        raise _usage_dir(flag, directory, "is not a directory; give a new or empty directory")
+        raise usage_dir(flag, directory, "is not a directory; give a new or empty directory")
     if directory.is_dir():
         foreign = sorted(p.name for p in directory.iterdir()
                          if p.name not in (MANIFEST, STATE, CHECKED))
         if foreign and not (directory / MANIFEST).exists():
-            raise _usage_dir(flag, directory, f"holds other files ({', '.join(foreign[:3])}) "
+            raise usage_dir(flag, directory, f"holds other files ({', '.join(foreign[:3])}) "
                              "and no manifest: give a new or empty directory, or one an "
                              "earlier --rdq-upgrade-save wrote")
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise _usage_dir(flag, directory, f"cannot be created: {exc}") from None
+        raise usage_dir(flag, directory, f"cannot be created: {exc}") from None
 
 
 def configure(
@@ -314,6 +159,7 @@ class UpgradePlugin:
         self.saved = saved
         self.timeout = timeout
         self.ran: set[str] = set()
+        self.not_applicable: set[str] = set()
         self.problem: str | None = None
         self.done: str | None = None
 
@@ -345,11 +191,16 @@ class UpgradePlugin:
             )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when != "call":
+        props = dict(report.user_properties)
+        rid = str(props.get("rdq_requirement", ""))
+        if rid not in UPGRADE_IDS:
             return
-        for name, value in report.user_properties:
-            if name == "rdq_requirement" and str(value) in UPGRADE_IDS:
-                self.ran.add(str(value))
+        if report.when == "call":
+            self.ran.add(rid)
+        elif report.skipped and props.get("rdq_not_applicable"):
+            # Not applicable (a release that no longer declares 'durable'): counted as the
+            # terminal and the report count it, not as "did not run" (issue 21 §7).
+            self.not_applicable.add(rid)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.mode is None or not self._controller():
@@ -363,15 +214,33 @@ class UpgradePlugin:
         elif self.ran >= set(UPGRADE_IDS):
             self.done = self._finish_check()
         else:
-            missing = ", ".join(sorted(set(UPGRADE_IDS) - self.ran))
-            self.done = (f"upgrade check: {missing} did not run (deselected, skipped or "
-                         "stopped early); the corpus is left in the store for another check")
+            na = sorted((self.not_applicable | self._gated_off(run)) - self.ran)
+            missing = sorted(set(UPGRADE_IDS) - self.ran - set(na))
+            parts = []
+            if na:
+                parts.append(f"{', '.join(na)} not applicable (see the requirements' "
+                             "reasons)")
+            if missing:
+                parts.append(f"{', '.join(missing)} did not run (deselected, skipped or "
+                             "stopped early)")
+            self.done = (f"upgrade check: {'; '.join(parts)}; the corpus is left in the "
+                         "store for another check")
         if self.problem is not None:
             run.notes.append(self.problem)
             if session.exitstatus == pytest.ExitCode.OK:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.done is not None:
             run.notes.append(self.done)
+
+    def _gated_off(self, run: Any) -> set[str]:
+        """The upgrade requirements gated on a capability the plugin does not declare:
+        not applicable, as the report counts them."""
+        assert self.plugin is not None
+        info = next((p.info for p in run.plugins if p.label == self.plugin.label), None)
+        if info is None:
+            return set()
+        return {rid for rid in UPGRADE_IDS
+                if (cap := get_requirement(rid).capability) and cap not in info.capabilities}
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.problem is not None:
@@ -400,18 +269,18 @@ class UpgradePlugin:
                 raise UpgradeError(f"plugin {self.plugin.label!r} declares no 'durable' "
                                    "capability: what it stores does not outlive it, so there "
                                    "is no upgrade to check (C19 applies to durable plugins)")
-            _drop_previous(rt, self.directory)
+            drop_previous(rt, self.directory)
             token = secrets.token_hex(4)
             namespaces = {role: f"up{token}_{role}" for role in ROLES}
             steps = build_corpus(seed, sorted(info.envelope_versions))
             expected, dropped = expected_of(steps)
             try:
-                _store(rt, namespaces, steps)
-                _verify(rt, namespaces, expected, dropped)
+                store(rt, namespaces, steps)
+                verify(rt, namespaces, expected, dropped)
             except UpgradeError:
                 for name in namespaces.values():  # leave nothing of a failed save behind
                     try:
-                        _call(rt, f"storage.drop({name!r})", _storage(rt).drop, name)
+                        call(rt, f"storage.drop({name!r})", storage(rt).drop, name)
                     except UpgradeError:
                         break
                 raise
@@ -423,7 +292,7 @@ class UpgradePlugin:
             "format": FORMAT,
             "kit_version": __version__,
             "fixture_hash": fixture_corpus_hash(),
-            "corpus_hash": _corpus_digest(texts, dropped),
+            "corpus_hash": corpus_digest(texts, dropped),
             "plugin": {"label": self.plugin.label, "name": info.name, "version": info.version},
             "seed": seed,
             "saved_at": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -449,7 +318,7 @@ class UpgradePlugin:
             return f"upgrade check: the corpus could not be dropped ({exc})"
         try:
             for name in self.saved.namespaces.values():
-                _call(rt, f"storage.drop({name!r})", _storage(rt).drop, name)
+                call(rt, f"storage.drop({name!r})", storage(rt).drop, name)
         except UpgradeError as exc:
             return f"upgrade check: the corpus could not be dropped ({exc})"
         finally:
@@ -461,88 +330,3 @@ class UpgradePlugin:
         })
         return (f"upgrade check: corpus of {self.saved.release} dropped from the store; "
                 f"{str(self.directory)!r} is used up (save again for another check)")
-
-
-def _storage(rt: PluginRuntime) -> Any:
-    if rt.storage is None:
-        raise UpgradeError(rt.dead or rt.broken or "the storage is gone")
-    return rt.storage
-
-
-def _call(rt: PluginRuntime, op: str, fn: Callable[..., Any], *args: Any) -> Any:
-    try:
-        return rt.call(op, fn, *args)
-    except OperationHung as exc:
-        raise UpgradeError(str(exc)) from None
-    except PluginFault as fault:
-        err = fault.exc
-        what = describe_storage_error(err) if isinstance(err, StorageError) else (
-            f"{type(err).__name__}: {err}")
-        raise UpgradeError(f"{op} raised {what}") from None
-
-
-def _drop_previous(rt: PluginRuntime, directory: Path) -> None:
-    """Saving again into DIR: drop the corpus of the earlier save first."""
-    try:
-        raw = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-        names = [str(n) for n in raw["namespaces"].values()]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return
-    for name in names:
-        _call(rt, f"storage.drop({name!r})", _storage(rt).drop, name)
-
-
-@contextmanager
-def _adapters(rt: PluginRuntime) -> Iterator[Callable[[str], Any]]:
-    """An adapter per namespace, opened on first use and closed at the end."""
-    opened: dict[str, Any] = {}
-
-    def get(name: str) -> Any:
-        if name not in opened:
-            opened[name] = _call(rt, f"storage.open({name!r})", _storage(rt).open, name)
-        return opened[name]
-
-    try:
-        yield get
-    finally:
-        for name, adapter in opened.items():
-            _call(rt, f"adapter.close() of namespace {name!r}", adapter.close)
-
-
-def _store(rt: PluginRuntime, namespaces: Mapping[str, str], steps: Sequence[Step]) -> None:
-    with _adapters(rt) as adapter:
-        for kind, role, env in steps:
-            name = namespaces[role]
-            if kind == "drop":
-                _call(rt, f"storage.drop({name!r})", _storage(rt).drop, name)
-                continue
-            assert env is not None
-            op = f"write(envelope id={env.id!r}) in namespace {name!r}"
-            _call(rt, op, adapter(name).write, private_copy(env))
-
-
-def _verify(rt: PluginRuntime, namespaces: Mapping[str, str],
-            expected: Mapping[str, Mapping[str, Envelope]], dropped: Sequence[str]) -> None:
-    """The release that saves must read its own corpus back: otherwise the check would
-    blame the migration for a defect of the previous release."""
-    with _adapters(rt) as adapter:
-        for role, by_id in expected.items():
-            name = namespaces[role]
-            for id, env in by_id.items():
-                op = f"read({id!r}) in namespace {name!r}"
-                got = _call(rt, op, adapter(name).read, id)
-                fix = ("; run the kit on this release without --rdq-upgrade-save and fix "
-                       "that first")
-                if not isinstance(got, Envelope):
-                    raise UpgradeError(f"the release being saved does not read back its own "
-                                       f"write: {op} returned {got!r:.200}{fix}")
-                differences = diff(env, got)
-                if differences:
-                    first = format_diff(differences).splitlines()[0]
-                    raise UpgradeError(f"the release being saved does not read back its own "
-                                       f"write: {op} differs: {first}{fix}")
-        name = namespaces[DROPPED]
-        for id in dropped:
-            if _call(rt, f"read({id!r}) in namespace {name!r}", adapter(name).read, id):
-                raise UpgradeError(f"the release being saved still reads {id!r} in namespace "
-                                   f"{name!r} after dropping it (RDQ-ST-004); fix that first")

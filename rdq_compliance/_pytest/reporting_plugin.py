@@ -393,7 +393,9 @@ class ReportingPlugin:
         tr.write_sep("=", "rdq compliance")
         verdict = self.report["verdict"]
         report_path = next((str(path) for what, path in self.written if what == "report"), None)
-        for n, line in enumerate(terminal_lines(self.report, report_path=report_path)):
+        replay = bool(option(self.config, "rdq_replay"))
+        for n, line in enumerate(terminal_lines(self.report, report_path=report_path,
+                                                replay=replay)):
             if n == 0:
                 tr.write_line(line, bold=True, green=verdict == "compliant",
                               red=verdict == "non-compliant", yellow=verdict == "incomplete")

@@ -37,6 +37,7 @@ __all__ = [
     "find_rule",
     "pointer_pattern",
     "requirement_rank",
+    "requirements_carried",
     "triggers_of",
 ]
 
@@ -118,38 +119,43 @@ _KEPT = "~unexpected|stale"
 """What the unknown-field and attempt rows take: anything but what an earlier version
 left behind (``RDQ-ST-001``'s rows, at the end of the table)."""
 DEFECT_RULES: tuple[DefectRule, ...] = (
-    # Row order is test order: what every envelope carries first (a defect in it fails
-    # every test, and the requirement about it should fail first), the storage
-    # semantics last. Which row a defect matches is not row order but the most specific
-    # row (see ``find_rule``).
-    _r("/**", "instant", "RDQ-RT-007", "C3"),
-    # detail lost (null for what it held) before "" -> null: a store that drops detail
-    # fails RDQ-UF-006 first; one that reads "" as null fails it only on a "" detail,
-    # whose diagnosis (the empty-null row below, more specific) then names RDQ-RT-010.
-    _r("/attempts/*/error/detail/**", _KEPT, "RDQ-UF-006", "C10"),
-    _r("/**", "empty-null", "RDQ-RT-010", "C9"),
-    _r("/handler_version", "*", "RDQ-RT-010", "C4 C9"),
-    _r("/attempts/*/error", "*", "RDQ-RT-010", "C9"),
+    # Row order is test order (a requirement runs at its first row): what every envelope
+    # carries first (a defect in it fails every test, and the requirement about it should
+    # fail first), the storage semantics last. A requirement runs before those whose
+    # tests carry its values along: the model's Python types (every read), then the
+    # instants, then null against "" in the known fields, detail, the unknown fields of
+    # error, attempt and envelope, attempts, payload, headers, free text (whose test
+    # writes it into unknown fields, detail and headers), numbers. An example whose
+    # parameters carry values of a later row runs at that row (``_pytest/_ordering``).
+    # Which row a defect matches is not row order but the most specific row (see
+    # ``find_rule``).
     _r("/**", "invalid", "RDQ-RT-004", "C11 C3 C6 C7 C9"),
     _r("/id", "*", "RDQ-RT-004", "C6"),
     _r("/status", "*", "RDQ-RT-004", "C9"),
     _r("/attempts/*/outcome", "*", "RDQ-RT-004", "C9"),
     _r("/attempt_count", "*", "RDQ-RT-004", "C5"),
     _r("/redrive_count", "*", "RDQ-RT-004", "C5"),
+    _r("/**", "instant", "RDQ-RT-007", "C3"),
+    _r("/**", "empty-null", "RDQ-RT-010", "C9"),
+    _r("/handler_version", "*", "RDQ-RT-010", "C4 C9"),
+    _r("/attempts/*/error", "*", "RDQ-RT-010", "C9"),
+    # detail lost: a store that reads "" as null loses a "" detail too, whose diagnosis
+    # (the empty-null row above, more specific) names RDQ-RT-010.
+    _r("/attempts/*/error/detail/**", _KEPT, "RDQ-UF-006", "C10"),
+    _r("/attempts/*/error/*/**", _KEPT, "RDQ-UF-003", "C10"),
+    _r("/attempts/*/*/**", _KEPT, "RDQ-UF-002", "C10"),
+    _r("/*/**", _KEPT, "RDQ-UF-001", "C10"),
+    _r("/payload_ref/**", _KEPT, "RDQ-UF-004", "C10"),
     _r("/attempts/**", "reordered", "RDQ-RT-005", "C12"),
     _r("/attempts", _KEPT, "RDQ-RT-005", "C12"),
     _r("/attempts/*", _KEPT, "RDQ-RT-005", "C12"),
     _r("/attempts/*/attempt_no", "*", "RDQ-RT-005", "C12"),
     _r("/payload", "*", "RDQ-RT-008", "C7"),
     _r("/headers/**", "missing|text|type|changed|empty-null", "RDQ-RT-009", "C8 C4"),
-    _r("/attempts/*/error/*/**", _KEPT, "RDQ-UF-003", "C10"),
-    _r("/attempts/*/*/**", _KEPT, "RDQ-UF-002", "C10"),
-    _r("/payload_ref/**", _KEPT, "RDQ-UF-004", "C10"),
-    _r("/*/**", _KEPT, "RDQ-UF-001", "C10"),
-    _r("/**", "number", "RDQ-UF-005", "C5"),
-    _r("/**", "cut", "RDQ-RT-011", "C4"),
     _r("/**", "text", "RDQ-RT-006", "C4"),
     _r("/payload_content_type", "*", "RDQ-RT-006", "C4"),
+    _r("/**", "number", "RDQ-UF-005", "C5"),
+    _r("/**", "cut", "RDQ-RT-011", "C4"),
     _r("/attempts/*/error/message", "*", "RDQ-TR-001", "C1 C4"),
     _r("/attempts/*/error/stack", "*", "RDQ-TR-001", "C1 C4"),
     _r("/envelope_version", "number", "RDQ-VER-001", "C16"),
@@ -379,3 +385,84 @@ def triggers_of(doc: object) -> frozenset[str]:
     if size >= 64 * 1024:
         found.add("large")
     return frozenset(found)
+
+
+# -- what a test's values carry: the requirements it runs after -----------------------------
+
+_TIMESTAMPS = ("created_at", "next_attempt_at", "lease_expires_at")
+_EMPTY: tuple[object, ...] = ("", {}, [])
+
+
+def _empties(value: Any, ptr: str) -> Iterator[str]:
+    """The pointers of every "", {} and [] in ``value`` (itself included)."""
+    if isinstance(value, str | dict | list) and not value:
+        yield ptr
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _empties(v, f"{ptr}/{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _empties(v, f"{ptr}/{i}")
+
+
+def requirements_carried(
+    value: object, *, envelope: bool, common: Iterable[str] = ()
+) -> frozenset[str]:
+    """The requirements whose values ``value`` holds: for each, the table's row for the
+    loss or change of such a value (an instant with milliseconds, two attempts or more,
+    an unknown field, a detail, "", {} or [], a trigger of :data:`TRIGGERS`).
+
+    ``envelope``: ``value`` is the canonical JSON object of an envelope (its fields are
+    known); otherwise a bare value (text, bytes for a payload, JSON) a test puts
+    somewhere. ``common``: triggers to leave out (those every test's envelope holds, which
+    can order nothing). The kit runs a fixed example after the tests of the
+    requirements its parameters carry, so that a defect about them fails their own
+    tests first."""
+    found: set[str] = set()
+
+    def name(pattern: str, difference: str, triggers: Iterable[str] = ()) -> None:
+        rule = find_rule(pattern, difference, triggers)
+        if rule is not None:
+            found.add(rule.requirement)
+
+    if isinstance(value, bytes | bytearray):  # a payload
+        doc: object = {"payload": base64.b64encode(bytes(value)).decode("ascii")}
+    else:
+        doc = value if envelope else {"x": value}
+    for trigger in triggers_of(doc) - frozenset(common):
+        name("", "refused", [trigger])
+    for ptr in _empties(value, ""):
+        name(pointer_pattern(ptr) if envelope else "/*", "empty-null")
+        if envelope and ptr == "/headers":  # the empty map, dropped or null: headers'
+            name("/headers/*", "missing")
+    if not envelope or not isinstance(value, dict):
+        return frozenset(found)
+    for key in value:
+        if key not in _ENVELOPE:
+            name(pointer_pattern(f"/{key}"), "missing")
+    for field in _TIMESTAMPS:
+        _instant(value.get(field), f"/{field}", name)
+    attempts = value.get("attempts")
+    if isinstance(attempts, list):
+        if len(attempts) >= 2:
+            name("/attempts/*", "reordered")
+        for attempt in attempts:
+            if not isinstance(attempt, dict):
+                continue
+            for field in ("started_at", "finished_at"):
+                _instant(attempt.get(field), f"/attempts/*/{field}", name)
+            if any(k not in _ATTEMPT for k in attempt):
+                name("/attempts/*/*", "missing")
+            error = attempt.get("error")
+            if isinstance(error, dict):
+                if any(k not in _ERROR for k in error):
+                    name("/attempts/*/error/*", "missing")
+                if error.get("detail") is not None:
+                    name("/attempts/*/error/detail", "missing")
+    return frozenset(found)
+
+
+def _instant(text: object, pattern: str, name: Any) -> None:
+    """An instant with milliseconds (a store cutting them changes it)."""
+    if isinstance(text, str) and not text.endswith(".000Z"):
+        name(pattern, "instant")

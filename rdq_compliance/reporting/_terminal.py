@@ -15,13 +15,18 @@ _NOT_PASSED_SHOWN = 8
 _CAUSES_SHOWN = 5
 
 
-def terminal_lines(report: Mapping[str, Any], *, report_path: str | None = None) -> list[str]:
+def terminal_lines(report: Mapping[str, Any], *, report_path: str | None = None,
+                   replay: bool = False) -> list[str]:
     """Verdict per plugin, one line per suite, the causes of its failures, the failed
     requirements with their clauses (those only failing by a cause already named say
     so), and why an incomplete verdict is incomplete. Plugin text is sanitized.
-    ``report_path``: where the JSON report was written (only then is it pointed at)."""
+    ``report_path``: where the JSON report was written (only then is it pointed at).
+    ``replay``: the run replayed one saved case on purpose (``--rdq-replay``): the
+    requirements it did not run are not listed (issue 21 §7)."""
     s = terminal_safe
     lines = [f"verdict: {str(report['verdict']).upper()}"]
+    if replay:
+        lines[0] += " (--rdq-replay ran one saved case; the other requirements were not run)"
     if report["aborted"]:
         lines.append(f"the run stopped early: {s(report['aborted'])}")
     if report.get("upgraded_from"):
@@ -74,7 +79,8 @@ def terminal_lines(report: Mapping[str, Any], *, report_path: str | None = None)
                                f"[{' '.join(r['clauses'])}] {r['title']}{known}{why}"))
         pending = [r for r in p["requirements"]
                    if r["level"] == "MUST" and r["status"] in ("skipped", "not-run")
-                   and p["name"] is not None]  # not opened: its line above says why, once
+                   and p["name"] is not None  # not opened: its line above says why, once
+                   and not replay]
         for r in pending[:_NOT_PASSED_SHOWN]:
             lines.append(f"  {r['status'].upper()} {r['id']}: {s(r['reason'] or '')}")
         if len(pending) > _NOT_PASSED_SHOWN:

@@ -136,7 +136,16 @@ def _type_cases() -> dict[str, Envelope]:
         Attempt(attempt_no=MAX_KNOWN_INT, started_at=LAST_INSTANT, finished_at=EPOCH,
                 outcome=Outcome.RETRYABLE_FAILURE, error=ErrorInfo(type="", message="")),
     )
+    whole = T0.replace(hour=0, minute=0, second=0, microsecond=0)
     return {
+        # First: a plain envelope with instants at midnight (exact in seconds and in
+        # float days), so that a store returning other Python types fails here before
+        # the tests whose values it also mangles.
+        "plain": base_envelope(
+            4, created_at=whole, next_attempt_at=whole, headers={"traceparent": "00-4bf9-01"},
+            attempts=(Attempt(attempt_no=1, started_at=whole, finished_at=whole,
+                              outcome=Outcome.SUCCESS),),
+        ),
         # IN_FLIGHT: the only status with a lease; base64 with '+', '/' and padding.
         "every-field-set": base_envelope(
             4, status=Status.IN_FLIGHT, lease_expires_at=T0, payload=bytes(range(256)),
@@ -364,23 +373,32 @@ _EMPTIES: dict[str, Any] = {"null": None, "empty-string": "", "empty-object": {}
                             "empty-array": []}
 
 
+def _empty_cases() -> dict[str, list[Envelope]]:
+    """In the known fields (run before the unknown-field tests: nothing else there), and
+    in detail and unknown fields at every level (run after their tests)."""
+    inside: list[Envelope] = []
+    for n, value in enumerate(_EMPTIES.values(), 101):
+        env = with_error(base_envelope(n, extra={"x": value}), detail=value, extra={"x": value})
+        inside.append(with_attempt(env, extra={"x": value}))
+    inside.append(base_envelope(105, handler_version="", headers={"": ""}))
+    inside.append(base_envelope(109, headers={}))  # the empty map: headers' own tests first
+    known = [base_envelope(106, handler_version=None, attempts=()),
+             base_envelope(107, handler_version="", attempts=()),
+             base_envelope(108, attempts=(Attempt(attempt_no=1, started_at=T0,
+                                                  outcome=Outcome.SUCCESS),))]
+    return {"known-fields": known, "detail-and-unknown-fields": inside}
+
+
+_EMPTY_CASES = _empty_cases()
+
+
 @requirement("RDQ-RT-010")
-def test_null_and_empty_values_stay_distinct(rdq: Rdq) -> None:
+@pytest.mark.parametrize("written", list(_EMPTY_CASES.values()), ids=list(_EMPTY_CASES))
+def test_null_and_empty_values_stay_distinct(rdq: Rdq, written: list[Envelope]) -> None:
     """RDQ-RT-010 (C9): null, "", {} and [] stay four different values: in detail and
     unknown fields at every level, with handler_version null vs "" and no attempts vs
     an attempt without error. All are stored side by side, then each is read back."""
     ns = rdq.namespace()
-    written: list[Envelope] = []
-    n = 100
-    for value in _EMPTIES.values():
-        n += 1
-        env = with_error(base_envelope(n, extra={"x": value}), detail=value, extra={"x": value})
-        written.append(with_attempt(env, extra={"x": value}))
-    written.append(base_envelope(n + 1, handler_version=None, attempts=(), headers={}))
-    written.append(base_envelope(n + 2, handler_version="", attempts=(), headers={"": ""}))
-    written.append(base_envelope(
-        n + 3, attempts=(Attempt(attempt_no=1, started_at=T0, outcome=Outcome.SUCCESS),)
-    ))
     for env in written:
         ns.write(env)
     for env in written:

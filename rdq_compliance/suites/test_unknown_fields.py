@@ -25,9 +25,33 @@ from rdq_compliance.testing import (
 )
 
 _FIELDS = {f"x_{k}": v for k, v in EVERY_JSON_TYPE.items()}
+# Every JSON type holds "", {} and [] (RDQ-RT-010), astral text and U+0000 (RDQ-RT-006),
+# integers beyond 2^53 (RDQ-UF-005) and dotted keys (RDQ-RT-009): the tests that write
+# them run after those requirements' tests, each after a plain test of its own.
+_EVERY_TYPE_CARRIES = ("RDQ-RT-006", "RDQ-RT-009", "RDQ-RT-010", "RDQ-UF-005")
+_PLAIN = {"x_text": "kept", "x_int": 7, "x_list": [1, "two"], "x_object": {"k": [3.5]}}
 
 
 @requirement("RDQ-UF-001")
+def test_top_level_unknown_fields_are_kept(rdq: Rdq) -> None:
+    """RDQ-UF-001 (C10): plain unknown top-level fields (text, numbers, a list, an
+    object) come back."""
+    rdq.namespace().roundtrip(base_envelope(32, extra=_PLAIN))
+
+
+@requirement("RDQ-UF-002")
+def test_attempt_unknown_fields_are_kept(rdq: Rdq) -> None:
+    """RDQ-UF-002 (C10): plain unknown fields of an attempt record come back."""
+    rdq.namespace().roundtrip(with_attempt(base_envelope(33), extra=_PLAIN))
+
+
+@requirement("RDQ-UF-003")
+def test_error_unknown_fields_are_kept(rdq: Rdq) -> None:
+    """RDQ-UF-003 (C10): plain unknown fields of the error object come back."""
+    rdq.namespace().roundtrip(with_error(base_envelope(34), extra=_PLAIN))
+
+
+@requirement("RDQ-UF-001", carries=_EVERY_TYPE_CARRIES)
 def test_top_level_unknown_fields_of_every_type(rdq: Rdq) -> None:
     """RDQ-UF-001 (C10): unknown top-level fields of every JSON type (null, booleans,
     numbers, strings, empty and nested arrays and objects, trap keys) come back."""
@@ -48,7 +72,7 @@ def test_generated_top_level_unknown_fields(rdq: Rdq) -> None:
                 extra=unknown_field_maps(forbidden_keys=ENVELOPE_FIELDS, max_size=5))
 
 
-@requirement("RDQ-UF-002")
+@requirement("RDQ-UF-002", carries=_EVERY_TYPE_CARRIES)
 def test_attempt_unknown_fields_of_every_type(rdq: Rdq) -> None:
     """RDQ-UF-002 (C10): unknown fields of every JSON type in an attempt record."""
     extra = {**_FIELDS, "status": "shadows a top-level field", "": None}
@@ -67,7 +91,7 @@ def test_generated_attempt_unknown_fields(rdq: Rdq) -> None:
                 extra=unknown_field_maps(forbidden_keys=ATTEMPT_FIELDS, max_size=5))
 
 
-@requirement("RDQ-UF-003")
+@requirement("RDQ-UF-003", carries=_EVERY_TYPE_CARRIES)
 def test_error_unknown_fields_of_every_type(rdq: Rdq) -> None:
     """RDQ-UF-003 (C10): unknown fields of every JSON type in the error object."""
     extra = {**_FIELDS, "outcome": "shadows an attempt field", "id": 1}

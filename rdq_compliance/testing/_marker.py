@@ -7,7 +7,7 @@ and the kit orders its tests from ``kind`` and ``slow``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import pytest
@@ -17,14 +17,17 @@ from .._requirements import get_requirement
 __all__ = ["KINDS", "MARKER", "requirement"]
 
 MARKER = "rdq_requirement"
-"""The pytest marker ``@requirement`` sets: ``rdq_requirement(id, kind=..., slow=...)``."""
+"""The pytest marker ``@requirement`` sets: ``rdq_requirement(id, kind=..., slow=...,
+carries=...)``."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 KINDS = ("example", "property", "machine")
 
 
-def requirement(id: str, *, kind: str = "example", slow: bool = False) -> Callable[[F], F]:
+def requirement(
+    id: str, *, kind: str = "example", slow: bool = False, carries: Sequence[str] = ()
+) -> Callable[[F], F]:
     """Tag a kit test with the requirement it checks.
 
     Checked at import time: the id must be in the registry, not retired, and
@@ -52,6 +55,8 @@ def requirement(id: str, *, kind: str = "example", slow: bool = False) -> Callab
         extra: dict[str, object] = {} if kind == "example" else {"kind": kind}
         if slow:
             extra["slow"] = True
+        if carries:
+            extra["carries"] = tuple(carries)
         marked: F = mark(id, **extra)(fn)
         return marked
 

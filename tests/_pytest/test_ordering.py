@@ -72,11 +72,10 @@ def test_suite_markers_say_what_the_test_body_runs() -> None:
 
 def test_specific_requirement_first() -> None:
     """Issue 21 §2: the diagnosis table orders the tests. What every envelope carries
-    first: timestamps (RDQ-RT-007), detail lost (RDQ-UF-006) before null against empty
-    values (RDQ-RT-010), model types (RDQ-RT-004); then attempts, headers, the unknown
-    fields of the error object before
-    deep nesting (RDQ-UF-007, which carries them), free text; rewrites (RDQ-ST-001)
-    late, the golden corpus last among the examples."""
+    first: model types (RDQ-RT-004: every read), timestamps (RDQ-RT-007), null against
+    empty values (RDQ-RT-010), detail (RDQ-UF-006), the unknown fields of the error
+    object; then attempts, headers, free text, deep nesting (RDQ-UF-007, which carries
+    them); rewrites (RDQ-ST-001) late, the golden corpus last among the examples."""
     items = [item("gold", requirement="RDQ-GOLD-001"), item("rt004", requirement="RDQ-RT-004"),
              item("rt006", requirement="RDQ-RT-006"), item("rt010", requirement="RDQ-RT-010"),
              item("uf007", requirement="RDQ-UF-007"), item("uf003", requirement="RDQ-UF-003"),
@@ -85,7 +84,7 @@ def test_specific_requirement_first() -> None:
              item("rt005", requirement="RDQ-RT-005"),
              item("rt001", "slow", requirement="RDQ-RT-001"),
              item("rt007p", "property", requirement="RDQ-RT-007")]
-    expected = ["rt007", "uf006", "rt010", "rt004", "rt005", "rt009", "uf003", "rt006",
+    expected = ["rt004", "rt007", "rt010", "uf006", "uf003", "rt005", "rt009", "rt006",
                 "uf007", "st001", "gold"]
     for order in (examples_first, longest_first):
         got = list(items)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -32,19 +33,30 @@ def _run(wall: float, rc: int, out: str) -> Run:
 
 
 def test_first_failure_table_names_the_slow_mutants(monkeypatch: pytest.MonkeyPatch) -> None:
-    walls = {"fast_one": 1.0, "slow_one": 12.5, "missed_one": 2.0}
-    monkeypatch.setattr(failing, "_mutants", lambda only: list(walls))
+    walls = {"fast_one": 1.0, "slow_one": 12.5, "missed_one": 2.0, "wrong_one": 1.5}
+    monkeypatch.setattr(failing, "_mutants",
+                        lambda only: [(m, ("RDQ-RT-007",)) for m in walls])
+    nodeid = OUT.split("FAILED ", 1)[1].split(" ", 1)[0]
 
     def fake_run(args: list[str], **kw: object) -> Run:
         mutant = args[0].rpartition(":")[2]
         out = "1 passed in 1s" if mutant == "missed_one" else OUT
+        owner = "RDQ-RT-004" if mutant == "wrong_one" else "RDQ-RT-007"
+        report = {"plugins": [{"requirements": [{"id": owner, "tests": [{"nodeid": nodeid}]}],
+                               "causes": [{"requirement": owner}]}]}
+        cwd = kw["cwd"]
+        assert isinstance(cwd, Path)
+        (cwd / "report.json").write_text(json.dumps(report), encoding="utf-8")
         return _run(walls[mutant], 0 if mutant == "missed_one" else 1, out)
 
     monkeypatch.setattr(failing, "run_kit", fake_run)
     rows = "\n".join(failing.first_failure_rows([], "ci", None))
-    assert "3 mutants" in rows and "median 2.00 s" in rows and "worst 12.50 s" in rows
-    assert "over 10 s: 1" in rows and "| `slow_one` | 12.50 s |" in rows
-    assert "fast_one" not in rows  # only the slow ones are listed when there are any
+    assert "4 mutants" in rows and "median 1.75 s wall" in rows and "worst 12.50 s" in rows
+    assert "over 10 s: 1" in rows and "| `slow_one` | 12.50 s | 12.50 s |" in rows
+    # the first failed test's requirement, against what the mutant declares
+    assert "first failed test of a declared requirement: 2 of 4" in rows
+    assert "| `wrong_one` | 1.50 s | 1.50 s |" in rows and "| RDQ-RT-004 | RDQ-RT-007 |" in rows
+    assert "fast_one" not in rows  # only the slow and the wrong ones are listed
     assert "Not caught by `-x` (exit 0): missed_one" in rows
 
 

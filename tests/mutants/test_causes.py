@@ -3,10 +3,9 @@
 For each one-defect zoo mutant below, a full kit run (quick profile, in a child process):
 the first cause names the requirement of the defect (by the diagnosis table, not by test
 order), every failed test is inside a cause line, and the requirements that fail only
-because of that cause say so ("explained by cause 1"). With ``-x`` the run stops on that
-requirement: if the first failing test belongs to another requirement, the kit runs the
-diagnosed requirement's tests before stopping (``_pytest/_ordering.StopOnCause``), and the
-other requirement is marked as explained by the cause.
+because of that cause say so ("explained by cause 1"). With ``-x`` the first failing test
+is one of that requirement (the tests run after the requirements whose values they carry:
+``_pytest/_ordering.item_rank``), and the first cause names it.
 
 The full runs share one kit process (``--rdq-plugin`` repeated); each ``-x`` run is its own.
 """
@@ -104,6 +103,14 @@ def test_a_refusal_only_plugin_gets_one_cause_line() -> None:
     assert cause["failures"] == len(_failed_tests(plugin))
 
 
+def _first_failed(result: KitResult) -> str:
+    """The node id of the first ``FAILED``/``ERROR`` line of the short test summary
+    (pytest lists failures in the order they happened)."""
+    found = re.search(r"^(?:FAILED|ERROR) (\S+)", result.output, re.M)
+    assert found is not None, result.describe()
+    return found.group(1)
+
+
 @pytest.mark.parametrize("mutant", sorted(set(CASES) - {"postgres_jsonb_rejects_nul"}))
 def test_stop_at_first_failure_stops_on_the_requirement(mutant: str) -> None:
     requirement = CASES[mutant]
@@ -111,10 +118,10 @@ def test_stop_at_first_failure_stops_on_the_requirement(mutant: str) -> None:
     assert result.report is not None, result.describe()
     assert result.report["aborted"] == "after the first failure (-x)"
     plugin = result.plugin(by_id(mutant).label)
+    # the first test that failed is one of the requirement's own
+    first = _first_failed(result)
+    owner = {t["nodeid"]: r["id"] for r in plugin["requirements"] for t in r["tests"]}
+    assert owner.get(first) == requirement, (first, owner.get(first), result.describe())
     failed = [r for r in plugin["requirements"] if r["status"] in ("failed", "error")]
-    assert requirement in [r["id"] for r in failed], result.describe()
+    assert [r["id"] for r in failed] == [requirement], result.describe()
     assert plugin["causes"][0]["requirement"] == requirement
-    # a test of another requirement that failed first is explained by the cause
-    for r in failed:
-        if r["id"] != requirement:
-            assert r["explained_by"] is not None, (r["id"], result.describe())

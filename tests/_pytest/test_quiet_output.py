@@ -1,0 +1,71 @@
+"""Issue 21 §7, end to end: a failing run with big envelopes keeps the user's output
+readable, and a replay prints no INCOMPLETE block of a full run.
+
+The stand-in plugin drops unknown fields; the tests selected write envelopes of nearly
+1 MiB and unknown fields of 16 KiB (examples and a property): no Hypothesis "overly large
+repr" warning, no frame arguments or locals of kilobytes, and each failure's text is
+bounded (the envelopes are cut, not printed whole).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests._pytest._standin import run
+
+BIG = ("-k", "near_one_mib or generated_long_values or (long_value_roundtrips and "
+             "unknown and 16384)")
+
+
+def test_a_failing_run_with_big_envelopes_stays_readable(kit: pytest.Pytester) -> None:
+    result = run(kit, "--rdq-plugin=fake", "--rdq-option=fault=drop-unknown-fields", *BIG)
+    outcomes = result.parseoutcomes()
+    failed = outcomes.get("failed", 0)
+    assert failed >= 2, outcomes
+    out = result.stdout.str() + result.stderr.str()
+    assert "overly large repr" not in out
+    assert "HypothesisWarning" not in out and "warnings summary" not in out
+    # pytest's own lines (frame arguments, locals, source) stay short; the kit's
+    # message lines ("E ") show the envelopes, cut to a bound
+    long_lines = [ln[:80] for ln in out.splitlines() if len(ln) > 1000 and not ln.startswith("E")]
+    assert not long_lines, long_lines
+    args = [ln for ln in out.splitlines() if re.match(r"^[a-z_]\w* = ", ln)]
+    assert all(len(ln) <= 300 for ln in args), [ln[:80] for ln in args if len(ln) > 300]
+    # nearly 1 MiB per envelope written, but not in the output
+    assert len(out) < 40_000 * failed, len(out)
+
+
+def test_a_replay_prints_no_incomplete_block(kit: pytest.Pytester) -> None:
+    """The author fixed the defect and replays the saved case: it passes, and the run of
+    one test on purpose prints no INCOMPLETE block (the same selection by -k does)."""
+    one = ("-k", "test_timestamp_keeps_milliseconds and leap")
+    first = run(kit, "--rdq-plugin=fake", "--rdq-option=fault=drop-ms",
+                "--rdq-failures-dir=cases", *one)
+    first.assert_outcomes(failed=1)
+    (case,) = (kit.path / "cases").glob("*.json")
+    selected = run(kit, "--rdq-plugin=fake", *one)
+    selected.assert_outcomes(passed=1)
+    assert "INCOMPLETE: " in selected.stdout.str() and "NOT-RUN RDQ-" in selected.stdout.str()
+    again = run(kit, "--rdq-plugin=fake", "--rdq-replay", str(case))
+    again.assert_outcomes(passed=1)
+    text = again.stdout.str()
+    assert "INCOMPLETE: " not in text and "NOT-RUN" not in text, text
+    assert "--rdq-replay ran one saved case" in text
+
+
+def test_upgrade_line_counts_not_applicable_as_the_terminal_does(kit: pytest.Pytester) -> None:
+    """A new release that no longer declares 'durable': the upgrade tests are not
+    applicable, and the upgrade line says so (not "did not run"), as the suite line does."""
+    saved = run(kit, "--rdq-plugin=fake", "--rdq-option=durable=yes",
+                "--rdq-upgrade-save=up", "-k", "test_timestamp_keeps_milliseconds and leap")
+    saved.assert_outcomes(passed=1)
+    assert "upgrade corpus saved" in saved.stdout.str(), saved.stdout.str()
+    checked = run(kit, "--rdq-plugin=fake", "--rdq-upgrade-check=up", "-k", "upgrade")
+    text = checked.stdout.str()
+    suite = next(ln for ln in text.splitlines() if ln.startswith("  upgrade "))
+    assert suite.rstrip().endswith("3 not applicable"), suite
+    line = next(ln for ln in text.splitlines() if "upgrade check: RDQ-UP" in ln)
+    assert "RDQ-UP-001, RDQ-UP-002, RDQ-UP-003 not applicable" in line, line
+    assert "did not run" not in line, line
