@@ -37,12 +37,23 @@ def requirement(
     examples first (``-x`` stops at the first defect a fixed example shows).
     ``slow``: one of the longest properties (measured: ``--durations``); under
     ``-n N`` such tests are dealt out before the other properties.
+    ``carries``: ids of other requirements whose values the test writes on purpose
+    (beyond what its parameters show): it runs after their tests, so that ``-x`` stops
+    on a defect's own requirement first (``_pytest/_ordering``).
     """
     req = get_requirement(id)  # KeyError naming the known ids
     if req.retired:
         raise ValueError(f"requirement {id!r} is retired; no test may check it")
     if kind not in KINDS:
         raise ValueError(f"@requirement({id!r}, kind={kind!r}): expected one of {KINDS}")
+    if isinstance(carries, str):
+        raise ValueError(f"@requirement({id!r}, carries={carries!r}): expected a tuple of "
+                         f"requirement ids, e.g. carries=({carries!r},)")
+    for other in carries:
+        get_requirement(other)  # KeyError naming the known ids
+        if other == id:
+            raise ValueError(f"@requirement({id!r}, carries={tuple(carries)!r}): a test "
+                             "carries other requirements' values, never its own id")
 
     def mark(fn: F) -> F:
         doc = fn.__doc__ or ""
