@@ -12,7 +12,7 @@ import pytest
 
 from rdq_compliance._pytest._settings import TOKEN_LOG_ENV
 from tests import _leftovers
-from tests.plugins_example.conftest import unavailable
+from tests.plugins_example.conftest import local_redis, unavailable
 
 
 def test_a_token_is_found_anywhere_in_a_name() -> None:
@@ -68,12 +68,7 @@ def test_the_check_sees_an_object_of_a_logged_token_on_each_server(planted: str)
 def test_a_session_whose_test_leaves_an_object_fails_and_lists_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    redis = pytest.importorskip("redis")
-    client = redis.Redis.from_url("redis://127.0.0.1:6379/0", socket_connect_timeout=3)
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        unavailable(f"Redis at 127.0.0.1:6379 is unavailable: {exc}")
+    client = local_redis()
     token = secrets.token_hex(4)
     key = f"rdq:t{token}0w0:01J2ZK7Q8XW5H3N9G4T6B8RDQ0"
     monkeypatch.delenv(TOKEN_LOG_ENV, raising=False)  # the inner session logs its own

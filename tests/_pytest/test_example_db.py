@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests._pytest._standin import run
-from tests.plugins_example.conftest import unavailable
+from tests.plugins_example.conftest import local_redis
 
 TEST = "test_generated_envelopes_roundtrip"
 LOG_ENV = "RDQ_TEST_WRITES"
@@ -92,12 +92,7 @@ def test_a_directory_database_replays_the_last_runs_failure_first(
 @pytest.fixture
 def redis_prefix() -> Iterator[str]:
     """A key prefix unique to this test; its keys are deleted afterwards."""
-    redis = pytest.importorskip("redis")
-    client = redis.Redis.from_url("redis://127.0.0.1:6379/0", socket_connect_timeout=3)
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        unavailable(f"Redis at 127.0.0.1:6379 is unavailable: {exc}")
+    client = local_redis()
     prefix = f"rdq-kit-test-examples-{secrets.token_hex(6)}:"
     try:
         yield prefix

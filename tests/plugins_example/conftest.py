@@ -28,6 +28,20 @@ def unavailable(reason: str) -> NoReturn:
     pytest.skip(f"{reason} (set {REQUIRE_ENV}=1 to fail instead)")
 
 
+LOCAL_REDIS = "redis://127.0.0.1:6379/0"
+
+
+def local_redis() -> Any:
+    """A client of the local Redis, pinged; skip (or fail if required) when it is down."""
+    redis = pytest.importorskip("redis")
+    client = redis.Redis.from_url(LOCAL_REDIS, socket_connect_timeout=3)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        unavailable(f"Redis at 127.0.0.1:6379 is unavailable: {exc}")
+    return client
+
+
 def open_or_skip(module: ModuleType, **overrides: str) -> Storage:
     """Open the plugin on its live server; skip (or fail if required) when it is down."""
     try:

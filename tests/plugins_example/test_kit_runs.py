@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from ._harness import minimal_envelope
-from .conftest import open_or_skip, unavailable
+from .conftest import local_redis, open_or_skip, unavailable
 
 REPO = Path(__file__).resolve().parents[2]
 NODE_TESTEE = REPO / "plugins_example" / "node" / "testee.js"
@@ -165,12 +165,7 @@ def postgres_server() -> Iterator[Callable[[str], set[str]]]:
 
 @contextmanager
 def redis_server() -> Iterator[Callable[[str], set[str]]]:
-    redis = pytest.importorskip("redis")
-    client = redis.Redis.from_url("redis://127.0.0.1:6379/0", socket_connect_timeout=3)
-    try:
-        client.ping()
-    except redis.RedisError as exc:
-        unavailable(f"Redis at 127.0.0.1:6379 is unavailable: {exc}")
+    client = local_redis()
     tag = secrets.token_hex(4)
     sentinels = {f"rdq:zsentinel{tag}:01J2ZK7Q8XW5H3N9G4T6B8RDQ0": b"keep",
                  f"outside:{tag}": b"me"}

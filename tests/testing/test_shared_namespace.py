@@ -21,22 +21,9 @@ from rdq_compliance.suites import test_namespaces as suite
 from rdq_compliance.testing import CheckFailed, _shared
 from rdq_compliance.testing._runtime import PluginRuntime
 
-from ._fake_runtime import started_runtime
-from .test_runtime_orphans import TIMEOUT, Plugin, World, rdq_for
+from ._gated_plugin import World, rdq_for
 
 NOTE = "namespace 'a' may remain in the store"
-
-
-@pytest.fixture
-def world() -> Iterator[World]:
-    w = World()
-    yield w
-    w.gate.set()
-
-
-@pytest.fixture
-def runtime(world: World) -> PluginRuntime:
-    return started_runtime(Plugin(world), TIMEOUT)
 
 
 @pytest.fixture
