@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from hypothesis import strategies as st
 
 from rdq_compliance import Attempt, Envelope, ErrorInfo, Outcome, Status
 from rdq_compliance.strategies import (
@@ -22,8 +21,15 @@ from rdq_compliance.strategies import (
     envelopes,
     header_maps,
     ids,
-    long_texts,
     payloads,
+)
+from rdq_compliance.suites._long_values import (
+    LONG_FIELDS,
+    describe,
+    long_roundtrip,
+    long_values,
+    random_text,
+    with_long,
 )
 from rdq_compliance.suites._strategies import (
     distinct_envelopes,
@@ -33,12 +39,9 @@ from rdq_compliance.suites._strategies import (
     envelopes_with_typed_fields,
 )
 from rdq_compliance.testing import (
-    C17_CODES,
     EVERY_JSON_TYPE,
     MAX_KNOWN_INT,
     T0,
-    CheckFailed,
-    Namespace,
     Rdq,
     base_envelope,
     requirement,
@@ -405,86 +408,13 @@ def test_null_and_empty_values_stay_distinct(rdq: Rdq, written: list[Envelope]) 
         ns.expect(env.id, env, why="null, \"\", {} and [] are four different values (C9)")
 
 
-# -- long values (RDQ-RT-011, C4: free text has no length limit of its own) -------------
-
-_LONG_FIELDS = {
-    "header-key": "a header key",
-    "header-value": "a header value",
-    "handler-version": "handler_version",
-    "payload-content-type": "payload_content_type",
-    "error-type": "error.type",
-    "unknown-field": "an unknown field's string value",
-}
-# Printable ASCII without the space (a PAD SPACE column is another defect, RDQ-RT-006);
-# the 2-, 3- and 4-byte ranges of UTF-8 (astral included) for multi-byte text.
-_WIDTH_RANGES = {1: (0x21, 0x7E), 2: (0x80, 0x7FF), 3: (0x800, 0xFFFF), 4: (0x10000, 0x10FFFF)}
-
-
-def _random_text(seed: int, nbytes: int, *, multibyte: bool) -> str:
-    """Exactly ``nbytes`` UTF-8 bytes picked at random (incompressible: a store that
-    compresses cannot squeeze it under a limit), the same on every run."""
-    rng = random.Random(seed)
-    chars: list[str] = []
-    left = nbytes
-    while left:
-        width = rng.choice((2, 3, 4)) if multibyte and left >= 4 else 1
-        lo, hi = _WIDTH_RANGES[width]
-        point = rng.randint(lo, hi)
-        chars.append(chr(point - 0x800 if 0xD800 <= point <= 0xDFFF else point))
-        left -= width
-    return "".join(chars)
-
-
-def _with_long(field: str, text: str, n: int) -> Envelope:
-    """The base envelope with ``text`` in ``field`` (a key of _LONG_FIELDS)."""
-    if field == "header-key":
-        return base_envelope(n, headers={text: "v", "k": "v"})
-    if field == "header-value":
-        return base_envelope(n, headers={"k": text, "traceparent": "00-4bf9-01"})
-    if field == "handler-version":
-        return base_envelope(n, handler_version=text)
-    if field == "payload-content-type":
-        return base_envelope(n, payload_content_type=text)
-    if field == "error-type":
-        return with_error(base_envelope(n), type=text)
-    return base_envelope(n, extra={"x_long": text})
-
-
-def _describe(field: str, text: str, shape: str) -> str:
-    return f"{_LONG_FIELDS[field]} of {len(text.encode('utf-8')):,} bytes ({shape})"
-
-
-def _long_roundtrip(rdq: Rdq, ns: Namespace, env: Envelope, what: str) -> None:
-    """write then read ``env``; a refusal or a difference names ``what`` (the field and
-    its length) first, so that a column limit reads as one."""
-    __tracebackhide__ = True
-    try:
-        refused = ns.write(env, allow=C17_CODES)
-    except CheckFailed as exc:  # an exception other than StorageError, a hang's kin
-        exc.args = (_named(str(exc), f"{what} was not stored:"),)
-        raise
-    if refused is not None:
-        rdq.fail(
-            f"{what} was refused: write(envelope id={env.id!r}) in namespace {ns.name!r} "
-            f"raised StorageError(code={str(refused.code)!r}, message={refused.message!r}) "
-            "(C4: free text has no length limit of its own; a valid envelope within the "
-            "C2 limit is never refused, C17)",
-            envelopes=(env,),
-        )
-    ns.expect(env.id, env, why=what)
-
-
-def _named(message: str, prefix: str) -> str:
-    """``message`` (Rdq.message's: requirement line, then "plugin 'x': summary") with
-    ``prefix`` in front of the summary."""
-    head, _, rest = message.partition("\n")
-    label, sep, summary = rest.partition(": ")
-    return f"{head}\n{label}{sep}{prefix} {summary}" if sep else f"{prefix} {message}"
+# -- long values (RDQ-RT-011, C4: free text has no length limit of its own; the fields,
+# texts and the naming round trip are in _long_values) ------------------------------------
 
 
 @requirement("RDQ-RT-011")
 @pytest.mark.parametrize("size", COLUMN_LIMITS, ids=lambda n: f"{n}B")
-@pytest.mark.parametrize("field", list(_LONG_FIELDS))
+@pytest.mark.parametrize("field", list(LONG_FIELDS))
 def test_long_value_roundtrips(rdq: Rdq, field: str, size: int) -> None:
     """RDQ-RT-011 (C4, C2): ``field`` holding ``size`` UTF-8 bytes of random ASCII, then
     of random multi-byte text (2-, 3- and 4-byte characters), comes back unchanged. The
@@ -492,8 +422,8 @@ def test_long_value_roundtrips(rdq: Rdq, field: str, size: int) -> None:
     it, 1 KiB, PostgreSQL's b-tree entry (2,704 bytes), 4 KiB, 8,191 bytes, 16 KiB."""
     ns = rdq.namespace()
     for n, shape in ((110, "ASCII"), (111, "multi-byte")):
-        text = _random_text(size * 7 + n, size, multibyte=shape != "ASCII")
-        _long_roundtrip(rdq, ns, _with_long(field, text, n), _describe(field, text, shape))
+        text = random_text(size * 7 + n, size, multibyte=shape != "ASCII")
+        long_roundtrip(rdq, ns, with_long(field, text, n), describe(field, text, shape))
 
 
 @requirement("RDQ-RT-011")
@@ -502,15 +432,10 @@ def test_many_headers_roundtrip(rdq: Rdq, count: int) -> None:
     """RDQ-RT-011 (C8, C2): ``count`` headers come back, every one. 11,000 headers of
     three columns each are past SQLite's 32,766 parameters of one statement."""
     rng = random.Random(count)
-    headers = {f"x-h{i:05d}": _random_text(rng.randrange(2**32), 8, multibyte=False)
+    headers = {f"x-h{i:05d}": random_text(rng.randrange(2**32), 8, multibyte=False)
                for i in range(count)}
     env = base_envelope(112, headers=headers)
-    _long_roundtrip(rdq, rdq.namespace(), env, f"an envelope with {count:,} headers")
-
-
-@st.composite
-def _long_values(draw: st.DrawFn) -> tuple[str, str]:
-    return draw(st.sampled_from(list(_LONG_FIELDS))), draw(long_texts())
+    long_roundtrip(rdq, rdq.namespace(), env, f"an envelope with {count:,} headers")
 
 
 @requirement("RDQ-RT-011", kind="property")
@@ -522,7 +447,7 @@ def test_generated_long_values_roundtrip(rdq: Rdq) -> None:
     def roundtrip(id: str, long: tuple[str, str]) -> None:
         field, text = long
         shape = "ASCII" if text.isascii() else "multi-byte"
-        env = dataclasses.replace(_with_long(field, text, 113), id=id)
-        _long_roundtrip(rdq, ns, env, _describe(field, text, shape))
+        env = dataclasses.replace(with_long(field, text, 113), id=id)
+        long_roundtrip(rdq, ns, env, describe(field, text, shape))
 
-    rdq.for_all(roundtrip, budget="targeted", id=ids(), long=_long_values())
+    rdq.for_all(roundtrip, budget="targeted", id=ids(), long=long_values())
