@@ -129,14 +129,25 @@ def format_plugin_traceback(exc: BaseException, limit_lines: int = 60) -> str:
 
 
 _PRETTY_LIMIT = 6_000
+_LINE_LIMIT = 300
+"""A longer line of the display (a 16 KiB string, a payload near 1 MiB) is cut to this:
+the message is printed unprefixed in places (pytest's short summary on CI prints it
+whole), where a line of kilobytes buries everything else."""
+
+
+def _cut_line(line: str) -> str:
+    if len(line) <= _LINE_LIMIT:
+        return line
+    return f"{line[:_LINE_LIMIT]}… ({len(line) - _LINE_LIMIT:,} more characters)"
 
 
 def pretty(env: Envelope) -> str:
-    """Pretty canonical JSON of ``env``, cut when huge."""
+    """Pretty canonical JSON of ``env``, each line and the whole cut when huge."""
     try:
         text = encode(env, pretty=True)
     except Exception as exc:  # a model the codec refuses; show its repr instead
         text = f"<cannot encode ({type(exc).__name__}: {exc})> {env!r}"
+    text = "\n".join(_cut_line(line) for line in text.split("\n"))
     if len(text) > _PRETTY_LIMIT:
         text = text[:_PRETTY_LIMIT] + f"\n… ({len(text) - _PRETTY_LIMIT:,} more characters)"
     return text

@@ -19,7 +19,12 @@ BIG = ("-k", "near_one_mib or generated_long_values or (long_value_roundtrips an
              "unknown and 16384)")
 
 
-def test_a_failing_run_with_big_envelopes_stays_readable(kit: pytest.Pytester) -> None:
+def test_a_failing_run_with_big_envelopes_stays_readable(
+    kit: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As on CI (CI=true): pytest's short summary then prints each failure's message whole,
+    # without the "E" prefix, so every line of the envelope display must be bounded too.
+    monkeypatch.setenv("CI", "true")
     result = run(kit, "--rdq-plugin=fake", "--rdq-option=fault=drop-unknown-fields", *BIG)
     outcomes = result.parseoutcomes()
     failed = outcomes.get("failed", 0)
@@ -31,6 +36,7 @@ def test_a_failing_run_with_big_envelopes_stays_readable(kit: pytest.Pytester) -
     # message lines ("E ") show the envelopes, cut to a bound
     long_lines = [ln[:80] for ln in out.splitlines() if len(ln) > 1000 and not ln.startswith("E")]
     assert not long_lines, long_lines
+    assert "short test summary info" in out and "more characters)" in out
     args = [ln for ln in out.splitlines() if re.match(r"^[a-z_]\w* = ", ln)]
     assert all(len(ln) <= 300 for ln in args), [ln[:80] for ln in args if len(ln) > 300]
     # nearly 1 MiB per envelope written, but not in the output
