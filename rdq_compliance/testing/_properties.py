@@ -58,7 +58,9 @@ def hypothesis_settings(profile: str, budget: str, *, replay: bool = False,
     # importing Hypothesis there would delay the start of every worker.
     from hypothesis import HealthCheck, Phase, settings
 
-    shared = example_db is not None and not replay
+    # No example database unless --rdq-example-db names one: the same seed must give the
+    # same examples on every machine, whatever ran before. A replay runs its saved case only.
+    database = None if example_db is None or replay else example_database(example_db)
 
     max_examples, steps = BUDGETS[budget][profile]
     return settings(
@@ -67,9 +69,7 @@ def hypothesis_settings(profile: str, budget: str, *, replay: bool = False,
         # Adapters do real I/O (databases, subprocesses): wall-clock deadlines
         # would make verdicts depend on machine load. --rdq-timeout bounds hangs.
         deadline=None,
-        # No example database unless --rdq-example-db names one: the same seed must
-        # give the same examples on every machine, whatever ran before.
-        database=example_database(example_db) if shared and example_db else None,
+        database=database,
         derandomize=False,  # the explicit per-property seed decides
         # Generating whole envelopes (nested unknown fields, long strings) is
         # legitimately slow and large; those checks would only flake on a busy CI box.
@@ -78,7 +78,7 @@ def hypothesis_settings(profile: str, budget: str, *, replay: bool = False,
         report_multiple_bugs=False,  # one clear failure with one minimal envelope
         print_blob=False,
         phases=(Phase.explicit,) if replay else (
-            *((Phase.reuse,) if shared else ()),
+            *((Phase.reuse,) if database is not None else ()),
             Phase.explicit, Phase.generate, Phase.target, Phase.shrink,
         ),
     )
