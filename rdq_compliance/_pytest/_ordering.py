@@ -126,13 +126,15 @@ def carried(item: pytest.Item) -> frozenset[str]:
     return frozenset(found)
 
 
-def item_rank(item: pytest.Item) -> tuple[int, int, int, int]:
+def item_rank(item: pytest.Item) -> tuple[tuple[int, ...], int, int]:
     """Where the item runs among the examples (or the properties): at the latest of its
     requirement's place and the places of the requirements it carries; among items at
-    one place, those of the requirement of that place first."""
+    one place, by the rest of those places, latest first (carrying less first: a value at
+    two limits runs after the tests of one of them, and a place's own tests that carry
+    nothing else run first), then the requirement of the earlier place first."""
     own, clauses = specificity(item)
-    latest = max([own, *(requirement_rank(r) for r in carried(item))])
-    return (latest, latest != own, own, clauses)
+    ranks = sorted({own, *(requirement_rank(r) for r in carried(item))}, reverse=True)
+    return (tuple(ranks), own, clauses)
 
 
 def _reorder_kit_items(items: list[pytest.Item], key: Callable[[pytest.Item], Any]) -> None:
@@ -164,7 +166,7 @@ def longest_first(items: list[pytest.Item]) -> None:
     _reorder_kit_items(
         items,
         lambda item: ((_cost_rank(item) + 1) % 4,
-                      item_rank(item) if _cost_rank(item) == _EXAMPLE else (0, 0, 0, 0)),
+                      item_rank(item) if _cost_rank(item) == _EXAMPLE else ((), 0, 0)),
     )
 
 

@@ -39,7 +39,7 @@ COSTS: dict[str, float] = {
     "test_writes_are_atomic": 0.94,
     "test_many_envelopes_are_all_kept": 0.94,
     "test_durable_across_reopen": 0.79,
-    "test_many_headers_roundtrip[11000-headers]": 0.77,
+    "test_more_headers_than_one_statement_binds_roundtrip": 0.77,
     "test_drop_after_concurrent_writes": 0.72,
     "test_generated_attempt_unknown_fields": 0.65,
     "test_read_after_write": 0.51,

@@ -35,8 +35,8 @@ _PLAIN = {"x_text": "kept", "x_int": 7, "x_list": [1, "two"], "x_object": {"k": 
 @requirement("RDQ-UF-001")
 def test_top_level_unknown_fields_are_kept(rdq: Rdq) -> None:
     """RDQ-UF-001 (C10): plain unknown top-level fields (text, numbers, a list, an
-    object) come back."""
-    rdq.namespace().roundtrip(base_envelope(32, extra=_PLAIN))
+    object, null: a serializer told to leave nulls out drops it) come back."""
+    rdq.namespace().roundtrip(base_envelope(32, extra={**_PLAIN, "x_null": None}))
 
 
 @requirement("RDQ-UF-002")

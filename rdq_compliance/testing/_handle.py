@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import pytest
 
 from .._requirements import Requirement
+from ..envelope._codec import to_json
 from ..envelope._model import Envelope
 from ..envelope._validate import Violation
 from ..reporting._causes import Symptom
@@ -39,6 +40,7 @@ from ._failures import (
 from ._namespaces import Namespace, Namespaces
 from ._runtime import PluginRuntime
 from ._shared import shared_namespace
+from ._symptoms import symptom_of_violation
 
 if TYPE_CHECKING:
     from hypothesis.stateful import RuleBasedStateMachine
@@ -221,19 +223,31 @@ class Rdq:
                 if first != self.item.nodeid:
                     detail = f"plugin traceback: the same as shown for {first}"
             violations = getattr(err, "violations", None)
+            symptom = None
             if isinstance(violations, list) and violations and all(
                 isinstance(v, Violation) for v in violations
             ):
-                # The stdio bridge judged the testee's wire JSON (RDQ-RT-004).
+                # The stdio bridge judged the testee's wire JSON (RDQ-RT-004): an invalid
+                # envelope read, diagnosed as such (not as an exception of the plugin,
+                # whose trigger would name the payload's requirement).
                 clauses = sorted({c for v in violations for c in clauses_of(v.code).split()})
                 detail = (
                     "RDQ-RT-004: what a plugin returns is a valid envelope in exact form "
                     f"(canonical wire JSON for testees); clauses broken: {' '.join(clauses)}"
                 )
+                lines = [f"  {v.pointer or '/'}: {v.code} [{clauses_of(v.code)}]: {v.message}"
+                         for v in violations[:20]]
+                document = getattr(err, "document", None)
+                written = next(iter(envelopes), None)
+                symptom = symptom_of_violation(
+                    violations[0], clauses_of(violations[0].code) or "C11", lines,
+                    expected=to_json(written) if written is not None else None,
+                    actual=document)
             self.fail(
                 f"{operation} raised {type(err).__name__}: {err}",
                 detail=detail,
                 envelopes=envelopes,
+                symptom=symptom,
             )
 
     # -- namespaces (see _namespaces) -------------------------------------------

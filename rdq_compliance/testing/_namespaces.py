@@ -40,9 +40,10 @@ from ._failures import (
     format_plugin_traceback,
     pretty,
 )
-from ._symptoms import symptom_of, symptom_of_violation
+from ._symptoms import symptom_of, symptom_of_semantics, symptom_of_violation
 
 if TYPE_CHECKING:
+    from ..reporting._causes import Symptom
     from ._context import Context
 
 __all__ = ["MAX_OPEN_ADAPTERS", "Namespace", "Namespaces"]
@@ -119,6 +120,7 @@ class Namespace:
             )
         self.last_given = given_env
         self.written.setdefault(env.id, []).append(env)
+        self._owner.history.append(("write", self.name, env.id))
         return None
 
     def read(self, id: str, *, expected: Envelope | None = None) -> Envelope | None:
@@ -129,11 +131,11 @@ class Namespace:
         shown = () if expected is None else (expected,)
         result = rdq.call(op, self.adapter.read, id, envelopes=shown)
         if isinstance(result, StorageError):
-            rdq.fail(
-                f"{op} raised {describe_storage_error(result)}; reading must not fail "
-                "(C13: read returns the last envelope written, or nothing)",
-                envelopes=shown,
-            )
+            summary = (f"{op} raised {describe_storage_error(result)}; reading must not fail "
+                       "(C13: read returns the last envelope written, or nothing)")
+            absent = self._owner.semantics(self.name, id, found=True)
+            rdq.fail(summary, envelopes=shown, symptom=None if absent != "absent" else
+                     symptom_of_semantics("absent", f"{op} raised {result.code}", summary))
         if result is not None and not isinstance(result, Envelope):
             rdq.fail(
                 f"{op} returned {type(result).__name__} {result!r:.200}; expected "
@@ -156,14 +158,19 @@ class Namespace:
         because = f" ({why})" if why else ""
         if expected is None:
             if got is not None:
-                rdq.fail(
-                    f"{op} returned an envelope, expected None{because}",
-                    detail="returned:\n" + pretty(got),
-                )
+                summary = f"{op} returned an envelope, expected None{because}"
+                rdq.fail(summary, detail="returned:\n" + pretty(got),
+                         symptom=self._semantic_symptom(id, summary, found=True))
             return
         if got is None:
-            rdq.fail(f"{op} returned None, expected the envelope written{because}",
-                     envelopes=(expected,))
+            summary = f"{op} returned None, expected the envelope written{because}"
+            rdq.fail(summary, envelopes=(expected,),
+                     symptom=self._semantic_symptom(id, summary, found=False))
+        if got.id != id and got.id in {i for k, _, i in self._owner.history if k == "write"}:
+            summary = f"{op} returned the envelope written as id {got.id!r}{because}"
+            rdq.fail(summary, envelopes=(expected,), detail="returned:\n" + pretty(got),
+                     symptom=symptom_of_semantics("other-id", "read returned another id's "
+                                                  "envelope", summary))
         try:
             # A model the stdio bridge built from wire JSON it validated is not
             # validated twice (same versions=None and size limit there).
@@ -183,7 +190,8 @@ class Namespace:
                 f"valid envelope in exact model form){because}:",
                 detail="\n".join(lines),
                 envelopes=(expected,),
-                symptom=symptom_of_violation(first, clauses_of(first.code) or "C11", lines),
+                symptom=symptom_of_violation(first, clauses_of(first.code) or "C11", lines,
+                                             expected=expected, actual=got),
             )
         differences = diff(expected, got)
         if differences:
@@ -200,6 +208,13 @@ class Namespace:
                                    expected=expected, actual=got,
                                    earlier=self.written.get(id, [])[:-1]),
             )
+
+    def _semantic_symptom(self, id: str, summary: str, *, found: bool) -> Symptom | None:
+        difference = self._owner.semantics(self.name, id, found=found)
+        if not difference:
+            return None
+        what = "found an envelope" if found else "found nothing"
+        return symptom_of_semantics(difference, f"read {what}", summary)
 
     def roundtrip(self, env: Envelope) -> None:
         """write(env) then read(env.id) == env."""
@@ -235,6 +250,34 @@ class Namespaces:
         """The handles with an adapter open outside the lanes, least recently used first."""
         self._lanes: dict[int, list[Namespace]] = {}
         """Thread id of a lane -> the handles it opened that are still open."""
+        self.history: list[tuple[str, str, str]] = []
+        """What the test did, in order: ``("write", name, id)`` and ``("drop", name, "")``,
+        to say which storage semantics a read that found the wrong thing broke."""
+
+    def semantics(self, name: str, id: str, *, found: bool) -> str:
+        """The class of difference (``DIFFERENCES`` of the diagnosis table) of a read of
+        ``id`` in ``name`` that found something where nothing was written (``found``) or
+        nothing where an envelope was: what happened since the write tells which
+        requirement broke; "" when it tells nothing."""
+        events = list(self.history)
+        last = max((i for i, e in enumerate(events) if e == ("write", name, id)), default=-1)
+        after = events[last + 1:]
+        if found:
+            if last >= 0 and ("drop", name, "") in after:
+                return "survived-drop"
+            if last < 0:
+                elsewhere = any(k == "write" and n != name and i == id for k, n, i in events)
+                return "leaked" if elsewhere else "absent"
+            return ""
+        if last < 0:
+            return ""
+        if ("drop", name, "") in events[:last]:
+            return "lost-after-drop"
+        if any(k == "drop" and n != name for k, n, _ in after):
+            return "taken-by-drop"
+        if any(k == "write" and n == name and i != id for k, n, i in after):
+            return "overwritten"
+        return ""
 
     def new_name(self) -> str:
         settings = self.rdq.settings
@@ -366,6 +409,7 @@ class Namespaces:
         result = rdq.call(f"storage.drop({name!r})", storage.drop, name)
         if isinstance(result, StorageError):
             rdq.fail(f"storage.drop({name!r}) refused with {describe_storage_error(result)}")
+        self.history.append(("drop", name, ""))
 
     def restart(self) -> None:
         __tracebackhide__ = True

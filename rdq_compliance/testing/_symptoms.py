@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import fields, is_dataclass
 from datetime import datetime
 
 from ..envelope._diagnosis import difference_class, pointer_pattern, triggers_of
@@ -17,7 +18,7 @@ from ..reporting._causes import Symptom, fallback_symptom, mask
 
 __all__ = [
     "pointer_pattern", "symptom_of", "symptom_of_exception", "symptom_of_failure",
-    "symptom_of_violation",
+    "symptom_of_semantics", "symptom_of_violation",
 ]
 
 # A Python repr of a key or value inside a note: 'a', "it's", 'a\'b'.
@@ -97,13 +98,72 @@ def symptom_of(
     )
 
 
-def symptom_of_violation(first: Violation, clause: str, lines: list[str]) -> Symptom:
+def symptom_of_semantics(difference: str, kind: str, summary: str) -> Symptom:
+    """The symptom of a read that found the wrong thing for what the test did before it
+    (``Namespaces.semantics``): an envelope after its namespace was dropped, another
+    namespace's envelope, nothing after another id was written. ``difference`` is the
+    class the diagnosis table maps to a storage requirement."""
+    return Symptom(pointer="/", pattern="/", kind=f"{kind} ({difference})", clause="",
+                   summary=_short(summary), diff=summary, difference=difference)
+
+
+_MISSING = object()
+
+
+def _value_at(obj: object, pointer: str) -> object:
+    """The value at a JSON pointer of a model (fields, then unknown fields in
+    ``extra``), a mapping or a sequence; ``_MISSING`` where there is none."""
+    for token in pointer.split("/")[1:]:
+        if isinstance(obj, Mapping):
+            obj = obj.get(token, _MISSING)
+        elif isinstance(obj, list | tuple):
+            obj = obj[int(token)] if token.isdigit() and int(token) < len(obj) else _MISSING
+        elif is_dataclass(obj) and token in {f.name for f in fields(obj)}:
+            obj = getattr(obj, token)
+        elif isinstance(extra := getattr(obj, "extra", None), Mapping):
+            obj = extra.get(token, _MISSING)
+        else:
+            return _MISSING
+        if obj is _MISSING:
+            return obj
+    return obj
+
+
+def _what_differs(pointer: str, expected: object, actual: object) -> str:
+    """The class of an invalid value read where ``expected`` was written, when it says
+    more than "invalid": null for an empty map or payload (RDQ-RT-009's and RDQ-RT-008's,
+    not the model's types), an integer pushed out of range (a number changed), an aware
+    instant off by microseconds (an instant changed). A naive datetime or another type
+    for an equal value (1.0 for 1) stays "invalid" (RDQ-RT-004)."""
+    e, a = _value_at(expected, pointer), _value_at(actual, pointer)
+    if e is _MISSING or a is _MISSING:
+        return "invalid"
+    found = difference_class(Difference(pointer, "changed", e, a, ""))
+    if found == "number" and e == a:  # 1.0 or Decimal(1) for 1: the type, not the value
+        return "invalid"
+    if found in ("empty-null", "number") or (found == "bytes" and a is None):
+        return found
+    if found == "instant" and isinstance(a, datetime) and a.tzinfo is not None:
+        return found
+    return "invalid"
+
+
+def symptom_of_violation(
+    first: Violation, clause: str, lines: list[str], *,
+    expected: object = None, actual: object = None,
+) -> Symptom:
     """The symptom of a read that returned an invalid envelope (RDQ-RT-004): its first
-    violation, e.g. ``/created_at`` ``invalid: TIMESTAMP_NOT_UTC`` (a naive datetime)."""
+    violation, e.g. ``/created_at`` ``invalid: TIMESTAMP_NOT_UTC`` (a naive datetime);
+    with the envelope written and the one read, classed by what differs where that
+    tells more (:func:`_what_differs`): models, or the canonical JSON written and the
+    wire JSON a testee returned."""
     shown = lines[:_DIFF_LINES]
     if len(lines) > _DIFF_LINES:
         shown.append(f"  \u2026 and {len(lines) - _DIFF_LINES} more lines")
     message = first.message if len(first.message) <= 160 else first.message[:159] + "\u2026"
+    difference = "invalid"
+    if expected is not None and actual is not None and first.pointer:
+        difference = _what_differs(first.pointer, expected, actual)
     return Symptom(
         pointer=first.pointer or "/",
         pattern=pointer_pattern(first.pointer) or "/",
@@ -111,7 +171,7 @@ def symptom_of_violation(first: Violation, clause: str, lines: list[str]) -> Sym
         clause=clause,
         summary=f"returned invalid ({first.code}): {message}",
         diff="\n".join(shown),
-        difference="invalid",
+        difference=difference,
     )
 
 

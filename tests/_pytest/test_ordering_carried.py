@@ -56,6 +56,12 @@ def test_values_carry_the_requirement_their_loss_belongs_to() -> None:
     assert bare["string"] == {"RDQ-RT-006"}  # U+0000 and an astral character
     assert bare["int64_max"] == {"RDQ-UF-005"}
     assert bare["true"] == bare["array"] == frozenset()
+    # text that stores commonly change (CHAR padding, trimming, CR, NFC) and a value
+    # ending with the truncation marker
+    for fragile in (" k ", "v  ", "a\r\nb", "e\u0301"):
+        assert requirements_carried({fragile: "x"}, envelope=False) == {"RDQ-RT-006"}, fragile
+    assert requirements_carried("m\u2026[truncated]", envelope=False) == {"RDQ-TR-003"}
+    assert requirements_carried({"k": "plain text"}, envelope=False) == frozenset()
     assert requirements_carried(b"\xff", envelope=False) == {"RDQ-RT-008"}
     assert requirements_carried(b"ok", envelope=False) == frozenset()
 
@@ -78,9 +84,27 @@ def test_an_example_runs_after_what_it_carries() -> None:
     ]
     examples_first(items)
     assert [i.name for i in items] == [
-        "rt004-plain", "rt007", "rt004-ms", "rt010", "uf006-empty", "uf006-true", "uf001",
+        "rt004-plain", "rt007", "rt004-ms", "rt010", "uf006-true", "uf006-empty", "uf001",
         "rt006", "uf001-every"]
     assert carried(items[0]) == frozenset()
-    # among items at one place, the requirement of that place first
-    assert item_rank(items[2])[:2] == (item_rank(items[1])[0], True)
-    assert item_rank(items[1])[1] is False
+    # among items at one place, the requirement of that place first (it carries less)
+    (place, *_), own, _ = item_rank(items[1])
+    assert item_rank(items[1])[0] == (place,) and own == place
+    assert item_rank(items[2])[0][0] == place and item_rank(items[2])[1] < place
+
+
+def test_a_value_at_two_limits_runs_after_the_tests_of_one() -> None:
+    """A stack at its limit in a marker look-alike (RDQ-TR-003) reaches RDQ-TR-001's limit
+    and RDQ-ST-005's 64 KiB; RDQ-TR-001's own stack case reaches 64 KiB only. Both run at
+    RDQ-ST-005's place, RDQ-TR-001's first: a stack column one byte short fails RDQ-TR-001
+    first (the zoo's stack_column_65535)."""
+    stack = "m" * 65_536
+    items = [
+        item("tr003-at-limit", "RDQ-TR-003", {"value": stack[:-12] + "\u2026[truncated]"}),
+        item("tr001-stack", "RDQ-TR-001", {"value": stack}),
+        item("st005", "RDQ-ST-005"),
+    ]
+    assert carried(items[0]) == {"RDQ-TR-001", "RDQ-ST-005"}
+    assert carried(items[1]) == {"RDQ-ST-005"}
+    examples_first(items)
+    assert [i.name for i in items] == ["st005", "tr001-stack", "tr003-at-limit"]

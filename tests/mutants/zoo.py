@@ -358,7 +358,7 @@ class MysqlFloatSingle(DocStorage):
 
 
 @mutant("mysql_boolean_tinyint", "MySQL BOOLEAN = TINYINT(1) in a decomposed unknown-field table",
-        "turns true/false inside unknown fields into 1/0", M + "UF-001")
+        "turns true/false inside unknown fields and detail into 1/0", M + "UF-001", M + "UF-006")
 class MysqlBooleanTinyint(DocStorage):
     def on_write(self, doc: Obj) -> Obj:
         def tiny(v: Any) -> Any:
@@ -568,7 +568,8 @@ class GoNilSliceNull(DocStorage):
 
 
 @mutant("jackson_non_null_unknown", "Jackson @JsonInclude(NON_NULL) on the residual map",
-        "drops unknown fields whose value is null", M + "UF-001")
+        "drops unknown fields whose value is null (payload_ref: null too)", M + "UF-001",
+        M + "UF-004")
 class JacksonNonNullUnknown(DocStorage):
     def on_write(self, doc: Obj) -> Obj:
         for obj, known in walk_docs(doc):
@@ -789,7 +790,7 @@ class DropSoftDelete(DocStorage):
 
 @mutant("writes_lost_after_drop", "DROP TABLE, then writes through a cached prepared "
         "statement to the dropped table fail silently (fire-and-forget pipeline)",
-        "loses every write to a namespace after it was dropped once", M + "ST-006")
+        "loses every write to a namespace after it was dropped once", M + "ST-004", M + "ST-006")
 class WritesLostAfterDrop(DocStorage):
     def drop(self, namespace: str) -> None:
         super().drop(namespace)
@@ -1077,7 +1078,7 @@ def _cesu8_len(s: str) -> int:
 
 @mutant("oracle_cesu8_retruncate", "Oracle UTF8 (CESU-8) / Java modified UTF-8: astral "
         "characters count 6 bytes", "re-truncates values whose CESU-8 length exceeds the "
-        "limit", T + "002")
+        "limit", T + "001", T + "002")
 class OracleCesu8Retruncate(DocStorage):
     def on_write(self, doc: Obj) -> Obj:
         def fit(limit: int) -> Callable[[str], str]:
@@ -1430,7 +1431,7 @@ class OkTwoStatementsInTransaction(TornTwoStatementWrite):
 @mutant("rmw_shared_document", "the namespace kept as one JSON document (a Redis string, one "
         "row's JSON column, a file) updated by GET, modify, SET",
         "of two concurrent writes of different ids, the later SET drops the other",
-        M + "CC-002")
+        M + "CC-002", M + "CC-003")
 class RmwSharedDocument(ConcurrentDoc):
     def write(self, namespace: str, env: Envelope) -> None:
         self.admit(env)

@@ -47,6 +47,12 @@ T = datetime(2026, 7, 20, 14, 3, 22, 117_000, tzinfo=UTC)
     # ... but trailing white space or U+0000 trimmed is text mangled (RDQ-RT-006)
     ("/handler_version", "v1  ", "v1", "changed", "RDQ-RT-006", ("C4",)),
     ("/attempts/0/error/type", "T\x00", "T", "changed", "RDQ-RT-006", ("C4",)),
+    # a header value whose code points changed is free text; its key lost is a header's
+    ("/headers/k", " v ", " v", "changed", "RDQ-RT-006", ("C4",)),
+    ("/headers/ k ", " v ", None, "missing", "RDQ-RT-009", ("C8", "C4")),
+    # a value that merely ended with the truncation marker lost it (issue 21, zoo)
+    ("/attempts/0/error/message", "m\u2026[truncated]", "m", "changed", "RDQ-TR-003",
+     ("C1",)),
 ])
 def test_the_table_names_the_requirement_by_the_defect(pointer, expected, actual, kind,
                                                        requirement, clauses):
@@ -199,6 +205,18 @@ def test_old_symptoms_without_the_new_fields_still_load():
                           '"summary": "s", "diff": "d"}')
     assert s is not None and s.difference == "" and s.triggers == ""
     assert Symptom.from_json('{"pointer": "/a"}') is None
+
+
+@pytest.mark.parametrize(("difference", "requirement"), [
+    ("overwritten", "RDQ-RT-002"), ("other-id", "RDQ-RT-002"), ("absent", "RDQ-ST-002"),
+    ("leaked", "RDQ-ST-003"), ("survived-drop", "RDQ-ST-004"),
+    ("taken-by-drop", "RDQ-ST-004"), ("lost-after-drop", "RDQ-ST-004"),
+])
+def test_storage_semantics_have_their_rows(difference, requirement):
+    """What a read found against what the test did before it (``Namespaces.semantics``)
+    names a storage requirement, not the test that happened to read."""
+    rule = find_rule("/", difference)
+    assert rule is not None and rule.requirement == requirement
 
 
 def test_difference_classes():

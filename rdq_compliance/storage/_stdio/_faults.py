@@ -58,9 +58,13 @@ class InvalidTesteeEnvelope(TesteeFault):
     """
 
     def __init__(
-        self, message: str, violations: Sequence[Any], *, stderr_tail: Sequence[str] = ()
+        self, message: str, violations: Sequence[Any], *, stderr_tail: Sequence[str] = (),
+        document: object = None,
     ) -> None:
         self.violations = list(violations)
+        self.document = document
+        """The wire JSON the testee returned, when it parsed (what differs tells the
+        requirement: a number pushed out of range is not a format error)."""
         super().__init__("invalid_envelope", message, stderr_tail=stderr_tail)
 
 

@@ -227,6 +227,7 @@ class StdioStorage(Wire):
             f"id={id!r} in namespace={namespace!r}{note}:{listed}\n  returned: {text}",
             violations,
             stderr_tail=self._proc.tail() if self._proc else (),
+            document=obj,
         )
 
 

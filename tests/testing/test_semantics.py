@@ -1,0 +1,72 @@
+"""What a read that found the wrong thing broke: from what the test did before it
+(``Namespaces.semantics``, issue 21 §1: storage-semantics failures get a cause of their
+own requirement, not the requirement of whichever test happened to read)."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from types import SimpleNamespace
+
+import pytest
+
+from rdq_compliance.testing import base_envelope
+from rdq_compliance.testing._namespaces import Namespaces
+from rdq_compliance.testing._symptoms import _what_differs
+
+
+def semantics(history: list[tuple[str, str, str]], name: str, id: str, *, found: bool) -> str:
+    owner = Namespaces(SimpleNamespace())  # type: ignore[arg-type]  # only its history is read
+    owner.history.extend(history)
+    return owner.semantics(name, id, found=found)
+
+
+def W(name: str, id: str) -> tuple[str, str, str]:
+    return ("write", name, id)
+
+
+def D(name: str) -> tuple[str, str, str]:
+    return ("drop", name, "")
+
+
+@pytest.mark.parametrize(("history", "name", "id", "found", "expected"), [
+    # found something where nothing was written
+    ([W("a", "1"), D("a")], "a", "1", True, "survived-drop"),  # a drop left it
+    ([W("a", "1")], "b", "1", True, "leaked"),  # written in another namespace only
+    ([W("a", "1")], "a", "2", True, "absent"),  # never written anywhere
+    ([], "a", "1", True, "absent"),
+    # found nothing where an envelope was written
+    ([W("a", "1"), D("b")], "a", "1", False, "taken-by-drop"),
+    ([W("a", "0"), D("a"), W("a", "1")], "a", "1", False, "lost-after-drop"),
+    ([W("a", "1"), W("a", "2")], "a", "1", False, "overwritten"),
+    ([W("a", "1"), W("b", "2")], "a", "1", False, ""),  # nothing tells: the test's own
+    ([W("a", "1")], "a", "1", False, ""),
+    # a drop before the write, in another namespace, tells nothing
+    ([D("b"), W("a", "1")], "a", "1", False, ""),
+])
+def test_semantics_from_the_history(
+    history: list[tuple[str, str, str]], name: str, id: str, found: bool, expected: str
+) -> None:
+    assert semantics(history, name, id, found=found) == expected
+
+
+def test_an_invalid_read_is_classed_by_what_differs() -> None:
+    """An invalid value read where a value was written says more than "invalid" when
+    the written value tells (issue 21 §2): null for the empty map is the headers', an
+    integer pushed past 64 bits a number changed, an aware instant off by microseconds an
+    instant changed; a naive datetime, or 1.0 for 1, stays the model's (RDQ-RT-004)."""
+    env = base_envelope(1, headers={}, payload=b"", extra={"n": 2**63 - 1})
+    t = env.created_at
+    cases = [
+        ("/headers", dict(headers=None), "empty-null"),
+        ("/payload", dict(payload=None), "bytes"),
+        ("/n", dict(extra={"n": 2**63}), "number"),
+        ("/attempt_count", dict(attempt_count=1.0), "invalid"),
+        ("/created_at", dict(created_at=t.replace(microsecond=t.microsecond + 3)), "instant"),
+        ("/created_at", dict(created_at=t.replace(tzinfo=None)), "invalid"),
+        ("/created_at", dict(created_at=datetime(2026, 1, 1, tzinfo=UTC)), "instant"),
+        ("/queue", dict(queue=7), "invalid"),
+    ]
+    for pointer, changes, expected in cases:
+        got = dataclasses.replace(env, **changes)  # the model does not check types: reads may
+        assert _what_differs(pointer, env, got) == expected, (pointer, changes)
