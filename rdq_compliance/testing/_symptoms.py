@@ -10,7 +10,8 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from ..envelope._diagnosis import difference_class, pointer_pattern, triggers_of
-from ..envelope._diff import Difference, diff
+from ..envelope._diff import diff
+from ..envelope._difference import Difference
 from ..envelope._model import Envelope
 from ..envelope._validate import Violation
 from ..reporting._causes import Symptom, fallback_symptom, mask
