@@ -180,7 +180,7 @@ def _fast_paths(repeat: int, quick: bool) -> list[str]:
     import dataclasses
 
     from rdq_compliance import diff, encode, parse_json, to_json, validate
-    from rdq_compliance.envelope import _diff
+    from rdq_compliance.envelope import _diff_json
     from rdq_compliance.envelope._codec import _build_valid, _Builder
     from rdq_compliance.envelope._deep import copy_json
     from rdq_compliance.envelope._validate import _ModelChecker, _validate_model
@@ -199,14 +199,14 @@ def _fast_paths(repeat: int, quick: bool) -> list[str]:
 
     copies = [copy_of(env) for env in envs]
     pairs = list(zip(envs, copies, strict=True))
-    fast_json = _diff.same_json
+    fast_json = _diff_json.same_json
 
     def general_diff(e: Any, a: Any) -> object:
-        _diff.same_json = lambda x, y: False  # type: ignore[assignment]
+        _diff_json.same_json = lambda x, y: False  # type: ignore[assignment]
         try:
             return diff(e, a)
         finally:
-            _diff.same_json = fast_json
+            _diff_json.same_json = fast_json
 
     cases: list[tuple[str, Callable[[Any, Any], object], Callable[[Any, Any], object]]] = [
         ("diff(env, copy): `same_json` first / the pointer-building walk only",

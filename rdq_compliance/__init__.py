@@ -14,7 +14,8 @@ from ._spec import spec_dir
 from ._version import __version__
 from .envelope._codec import decode, encode, from_json, to_json
 from .envelope._codes import CODE_CLAUSES, ViolationCode
-from .envelope._diff import Difference, diff, format_diff
+from .envelope._diff import diff
+from .envelope._difference import Difference, format_diff
 from .envelope._ids import is_canonical_id, new_id
 from .envelope._json import json_equal, parse_json
 from .envelope._limits import MAX_ENVELOPE_BYTES, MESSAGE_LIMIT, STACK_LIMIT, TRUNCATION_MARKER

@@ -9,7 +9,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..envelope._diff import diff, format_diff
+from ..envelope._diff import diff
+from ..envelope._difference import format_diff
 from ..envelope._model import Envelope
 from ..storage._protocol import StorageError
 from ..testing._copy import private_copy

@@ -8,7 +8,7 @@ unchanged), not C9; a number changed inside one is C5.
 from __future__ import annotations
 
 from ._diagnosis import difference_class, find_rule, pointer_pattern
-from ._diff import Difference
+from ._difference import Difference
 
 __all__ = ["clauses_for_pointer"]
 

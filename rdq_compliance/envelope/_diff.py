@@ -2,20 +2,23 @@
 
 Each difference names the JSON pointer of the field as it appears on the wire
 (unknown fields at the pointer of the object they belong to) and says precisely
-what differs, so a failing round trip reads like a bug report.
+what differs, so a failing round trip reads like a bug report. This module is the
+typed walk over the models, field by field in the spec's order, and the entry point
+:func:`diff`; plain JSON (unknown fields, ``error.detail``) is walked by
+:mod:`._diff_json`, the record and its line by :mod:`._difference`. It also installs
+model equality ("no difference", see ``_model._equal``).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any
 
-from . import _model
-from ._deep import short_repr
-from ._json import json_equal
+from . import _diff_json, _model
+from ._diff_json import diff_json
+from ._diff_text import show_text, string_note
+from ._difference import Difference, length_change, surplus, type_diff
 from ._model import Attempt, Envelope, ErrorInfo, Outcome, Status
 from ._violations import pointer_token
 from ._wire import (
@@ -26,24 +29,8 @@ from ._wire import (
     format_timestamp,
 )
 
-__all__ = ["Difference", "DifferenceKind", "diff", "format_diff", "show_text"]
-
-DifferenceKind = Literal["changed", "missing", "unexpected", "type", "length"]
-
-
-@dataclass(frozen=True, slots=True)
-class Difference:
-    """One difference at ``pointer``; ``expected``/``actual`` are the values there
-    (None for the absent side of missing/unexpected)."""
-
-    pointer: str
-    kind: DifferenceKind
-    expected: Any
-    actual: Any
-    note: str
-
-    def __str__(self) -> str:
-        return _format_line(self)
+# Difference is named here too for the modules that import it from the diff.
+__all__ = ["Difference", "diff"]
 
 
 def diff(expected: object, actual: object) -> list[Difference]:
@@ -53,7 +40,7 @@ def diff(expected: object, actual: object) -> list[Difference]:
         return out
     if isinstance(expected, Envelope | Attempt | ErrorInfo):
         if type(actual) is not type(expected):
-            out.append(_type_diff("", expected, actual, type(expected).__name__))
+            out.append(type_diff("", expected, actual, type(expected).__name__))
         elif isinstance(expected, Envelope):
             _envelope(expected, actual, out)  # type: ignore[arg-type]
         elif isinstance(expected, Attempt):
@@ -61,12 +48,8 @@ def diff(expected: object, actual: object) -> list[Difference]:
         else:
             _error(expected, actual, "", out)  # type: ignore[arg-type]
     else:
-        _json(expected, actual, "", out)
+        diff_json(expected, actual, "", out)
     return out
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 # -- models ----------------------------------------------------------------------
@@ -91,44 +74,20 @@ def _fields(
 
 def _attempts(e: Sequence[Attempt], a: object, ptr: str, out: list[Difference]) -> None:
     if not isinstance(a, tuple | list):
-        out.append(_type_diff(ptr, e, a, "a tuple of Attempt"))
+        out.append(type_diff(ptr, e, a, "a tuple of Attempt"))
         return
     if len(e) != len(a):
-        out.append(_length_change(ptr, e, a, "attempts", "attempt"))
+        out.append(length_change(ptr, e, a, "attempts", "attempt"))
     for i, (ea, aa) in enumerate(zip(e, a, strict=False)):
         if ea is aa:
             continue
         sub = f"{ptr}/{i}"
         if type(aa) is not Attempt or type(ea) is not Attempt:
-            out.append(_type_diff(sub, ea, aa, "Attempt"))
+            out.append(type_diff(sub, ea, aa, "Attempt"))
         else:
             _attempt(ea, aa, sub, out)
     if len(e) != len(a):
-        out.extend(_surplus(ptr, e, a, "attempt"))
-
-
-def _length_change(
-    ptr: str, e: Sequence[Any], a: Sequence[Any], what: str, noun: str
-) -> Difference:
-    return Difference(
-        ptr,
-        "length",
-        len(e),
-        len(a),
-        f"{what} length changed: expected {_n(len(e), noun)}, got {len(a)}",
-    )
-
-
-def _surplus(ptr: str, e: Sequence[Any], a: Sequence[Any], item: str) -> list[Difference]:
-    """The items past the shorter sequence: missing from ``a`` or unexpected in it."""
-    missing = [
-        Difference(f"{ptr}/{i}", "missing", e[i], None, f"{item} missing")
-        for i in range(len(a), len(e))
-    ]
-    return missing + [
-        Difference(f"{ptr}/{i}", "unexpected", None, a[i], f"unexpected {item}")
-        for i in range(len(e), len(a))
-    ]
+        out.extend(surplus(ptr, e, a, "attempt"))
 
 
 def _attempt(e: Attempt, a: Attempt, ptr: str, out: list[Difference]) -> None:
@@ -149,7 +108,7 @@ def _error_or_null(e: ErrorInfo | None, a: object, ptr: str, out: list[Differenc
                 )
             )
     elif type(a) is not ErrorInfo or type(e) is not ErrorInfo:
-        out.append(_type_diff(ptr, e, a, "ErrorInfo"))
+        out.append(type_diff(ptr, e, a, "ErrorInfo"))
     else:
         _error(e, a, ptr, out)
 
@@ -160,16 +119,16 @@ def _error(e: ErrorInfo, a: ErrorInfo, ptr: str, out: list[Difference]) -> None:
 
 def _extra(e: Mapping[str, Any], a: object, ptr: str, out: list[Difference]) -> None:
     if not isinstance(a, Mapping):
-        out.append(_type_diff(f"{ptr}/extra", e, a, "a Mapping of unknown fields"))
+        out.append(type_diff(f"{ptr}/extra", e, a, "a Mapping of unknown fields"))
         return
-    if (not e and not a) or same_json(e, a):  # an exact dict of equal values
+    if (not e and not a) or _diff_json.same_json(e, a):  # an exact dict of equal values
         return
-    _members(e, a, ptr, out, "unknown field", _json)
+    _members(e, a, ptr, out, "unknown field", diff_json)
 
 
 def _headers(e: Mapping[str, str], a: object, ptr: str, out: list[Difference]) -> None:
     if not isinstance(a, Mapping):
-        out.append(_type_diff(ptr, e, a, "a Mapping[str, str]"))
+        out.append(type_diff(ptr, e, a, "a Mapping[str, str]"))
         return
     _members(e, a, ptr, out, "header", _str)
 
@@ -199,12 +158,6 @@ def _members(
 # -- leaves ------------------------------------------------------------------------
 
 
-def _type_diff(ptr: str, e: object, a: object, expected_type: str) -> Difference:
-    return Difference(
-        ptr, "type", e, a, f"type changed: expected {expected_type}, got {type(a).__name__}"
-    )
-
-
 def _null_diff(ptr: str, e: object, a: object) -> Difference:
     side = "expected null, got a value" if e is None else "expected a value, got null"
     return Difference(ptr, "changed", e, a, f"value changed: {side}")
@@ -212,7 +165,7 @@ def _null_diff(ptr: str, e: object, a: object) -> Difference:
 
 def _int(e: int, a: object, ptr: str, out: list[Difference]) -> None:
     if type(a) is not int:  # bool and float are different types, not equal values
-        out.append(_type_diff(ptr, e, a, "int"))
+        out.append(type_diff(ptr, e, a, "int"))
     elif e != a:
         out.append(Difference(ptr, "changed", e, a, f"integer changed: expected {e}, got {a}"))
 
@@ -220,7 +173,7 @@ def _int(e: int, a: object, ptr: str, out: list[Difference]) -> None:
 def _enum(e: Status | Outcome | str, a: object, ptr: str, out: list[Difference]) -> None:
     # A plain str equal to the member's value is the same value (the model coerces).
     if not isinstance(a, str):
-        out.append(_type_diff(ptr, e, a, type(e).__name__))
+        out.append(type_diff(ptr, e, a, type(e).__name__))
     elif str.__eq__(e, a) is not True:
         out.append(
             Difference(ptr, "changed", e, a, f"value changed: expected {str(e)!r}, got {str(a)!r}")
@@ -235,7 +188,7 @@ def _both_set(e: object, a: object, cls: type, ptr: str, out: list[Difference]) 
             out.append(_null_diff(ptr, e, a))
         return False
     if not isinstance(a, cls):
-        out.append(_type_diff(ptr, e, a, cls.__name__))
+        out.append(type_diff(ptr, e, a, cls.__name__))
         return False
     return True
 
@@ -250,28 +203,9 @@ def _str_general(e: str | None, a: object, ptr: str, out: list[Difference]) -> N
         out.append(Difference(ptr, "changed", e, a, string_note(e, a)))  # type: ignore[arg-type]
 
 
-def string_note(e: str, a: str) -> str:
-    """Byte lengths and the first differing code point of two different strings."""
-    eb = len(e.encode("utf-8", "surrogatepass"))
-    ab = len(a.encode("utf-8", "surrogatepass"))
-    i = next((k for k, (x, y) in enumerate(zip(e, a, strict=False)) if x != y), min(len(e), len(a)))
-    return (
-        f"string changed: expected {eb} bytes, got {ab} bytes; first difference at "
-        f"code point {i}: expected {_code_point(e, i)}, got {_code_point(a, i)}"
-    )
-
-
-def _code_point(s: str, i: int) -> str:
-    if i >= len(s):
-        return "end of string"
-    c = s[i]
-    shown = repr(c) if c.isprintable() and not 0xD800 <= ord(c) <= 0xDFFF else ""
-    return f"U+{ord(c):04X}" + (f" {shown}" if shown else "")
-
-
 def _bytes(e: bytes, a: object, ptr: str, out: list[Difference]) -> None:
     if type(a) is not bytes:
-        out.append(_type_diff(ptr, e, a, "bytes"))
+        out.append(type_diff(ptr, e, a, "bytes"))
         return
     if e == a:
         return
@@ -325,114 +259,6 @@ def _ts(value: datetime) -> str:
     return value.isoformat()
 
 
-# -- plain JSON (unknown fields, detail) ----------------------------------------------
-
-
-def _json_type(v: object) -> str:
-    t = type(v)
-    if v is None:
-        return "null"
-    if t is bool:
-        return "boolean"
-    if t is int or t is float:
-        return "number"
-    if t is str:
-        return "string"
-    if t is list:
-        return "array"
-    if t is dict:
-        return "object"
-    return f"non-JSON {t.__name__}"
-
-
-def same_json(e: Any, a: Any) -> bool:
-    """True only when :func:`_json` would find no difference: the same plain JSON value
-    with the same exact type everywhere (so ``1`` and ``True``, ``1`` and ``1.0``, a str
-    subclass and a str are not the same here) and no NaN (it differs from itself).
-    False means "not shown the same" (a difference or an awkward value): the general
-    walk decides and says where. The fast path for the common case, equal values: no
-    pointers, no messages (tests compare the two over generated envelopes). Any depth:
-    an explicit stack, which measured faster than recursion on shallow values too."""
-    stack: list[tuple[Any, Any]] = [(e, a)]
-    while stack:
-        e, a = stack.pop()
-        t = type(e)
-        if t is not type(a):
-            return False
-        if t is str or t is int or t is float or t is bool:
-            if e != a:  # float: NaN != NaN; -0.0 == 0.0 as for json_equal
-                return False
-        elif t is list:
-            if len(e) != len(a):
-                return False
-            stack.extend(zip(e, a, strict=True))
-        elif t is dict:
-            if len(e) != len(a):
-                return False
-            for key, x in e.items():
-                if key not in a:
-                    return False
-                stack.append((x, a[key]))
-        elif e is not None:
-            return False  # any other type: the walk's non-JSON rules decide
-    return True
-
-
-def _json(e: object, a: object, ptr: str, out: list[Difference]) -> None:
-    if same_json(e, a):
-        return
-    # Depth first in document order over an explicit stack (C10 sets no depth limit):
-    # a task is a pair of values to compare, or a Difference ready to report.
-    stack: list[tuple[Any, Any, str] | Difference] = [(e, a, ptr)]
-    while stack:
-        task = stack.pop()
-        if isinstance(task, Difference):
-            out.append(task)
-            continue
-        e, a, ptr = task
-        et, at = _json_type(e), _json_type(a)
-        if et != at:
-            out.append(Difference(ptr, "type", e, a, f"type changed: expected {et}, got {at}"))
-        elif et == "object":
-            assert isinstance(e, dict) and isinstance(a, dict)
-            todo: list[tuple[Any, Any, str] | Difference] = []
-            for key, evalue in e.items():
-                sub = f"{ptr}/{pointer_token(str(key))}"
-                if key not in a:
-                    todo.append(
-                        Difference(sub, "missing", evalue, None, f"key {show_text(key)} missing")
-                    )
-                else:
-                    todo.append((evalue, a[key], sub))
-            for key, avalue in a.items():
-                if key not in e:
-                    sub = f"{ptr}/{pointer_token(str(key))}"
-                    todo.append(
-                        Difference(
-                            sub, "unexpected", None, avalue, f"unexpected key {show_text(key)}"
-                        )
-                    )
-            stack.extend(reversed(todo))
-        elif et == "array":
-            assert isinstance(e, list) and isinstance(a, list)
-            if len(e) != len(a):
-                out.append(_length_change(ptr, e, a, "array", "item"))
-            todo = [(x, y, f"{ptr}/{i}") for i, (x, y) in enumerate(zip(e, a, strict=False))]
-            todo.extend(_surplus(ptr, e, a, "array item"))
-            stack.extend(reversed(todo))
-        elif et == "string":
-            if e != a:
-                out.append(Difference(ptr, "changed", e, a, string_note(e, a)))  # type: ignore[arg-type]
-        elif not json_equal(e, a):
-            if et == "number":
-                note = f"number changed: expected {e!r}, got {a!r}"
-                if isinstance(e, int) and isinstance(a, float) and math.isfinite(a):
-                    note += " (a double cannot hold every 64-bit integer; C5 requires it exactly)"
-            else:
-                note = f"value changed: expected {short_repr(e, 60)}, got {short_repr(a, 60)}"
-            out.append(Difference(ptr, "changed", e, a, note))
-
-
 _Compare = Callable[[Any, Any, str, list[Difference]], None]
 """Compares one field: expected, actual, the field's pointer, the differences so far."""
 
@@ -474,109 +300,9 @@ _ATTEMPT_COMPARE = _table(ATTEMPT_FIELDS, {
 _ERROR_COMPARE = _table(ERROR_FIELDS, {
     "type": _str,
     "message": _str,
-    "detail": _json,
+    "detail": diff_json,
     "stack": _str,
 })
-
-
-# -- formatting --------------------------------------------------------------------
-
-_VALUE_CHARS = 80
-
-
-def _short(value: object, center: int | None = None) -> str:
-    """repr cut to ~80 characters; for strings, a window around ``center``, followed
-    by the code points of what is not plain ASCII (look-alikes print alike)."""
-    if isinstance(value, str):
-        start = center - 20 if center is not None and center > 30 and len(value) > 60 else 0
-        window = value[start:]
-        text = ("…" if start else "") + repr(window)
-        if len(text) > _VALUE_CHARS:
-            text = text[: _VALUE_CHARS - 1] + "…"
-        return text + _code_points(window[:_VALUE_CHARS], start)
-    text = value.isoformat() if isinstance(value, datetime) else short_repr(value, _VALUE_CHARS)
-    if len(text) > _VALUE_CHARS:
-        text = text[: _VALUE_CHARS - 1] + "…"
-    return text
-
-
-_SHOWN_CODE_POINTS = 8
-
-
-def _plain(c: str) -> bool:
-    return " " <= c <= "~"
-
-
-def _code_points(s: str, offset: int = 0) -> str:
-    """`` (U+0041 U+030A)``: every code point of ``s`` when any is not printable ASCII
-    (so U+00C5, U+212B and A+U+030A never print alike); for a long one, the first few
-    that are not, with their index (``s`` starting at index ``offset``); ``""`` for
-    plain ASCII."""
-    if all(_plain(c) for c in s):
-        return ""
-    if len(s) <= _SHOWN_CODE_POINTS and not offset:
-        return " (" + " ".join(f"U+{ord(c):04X}" for c in s) + ")"
-    odd = [(i + offset, c) for i, c in enumerate(s) if not _plain(c)]
-    shown = ", ".join(f"U+{ord(c):04X} at {i}" for i, c in odd[:_SHOWN_CODE_POINTS])
-    more = f", … {len(odd) - _SHOWN_CODE_POINTS} more" if len(odd) > _SHOWN_CODE_POINTS else ""
-    return f" ({shown}{more})"
-
-
-def show_text(s: object) -> str:
-    """A key or string for a message: ``repr``, then the code points when it holds
-    anything but printable ASCII: ``'Å' (U+212B)``, ``'Å' (U+0041 U+030A)``."""
-    if not isinstance(s, str):
-        return short_repr(s, _VALUE_CHARS)
-    return repr(s) + _code_points(s)
-
-
-def _show_pointer(ptr: str) -> str:
-    # Pointer tokens are raw keys: annotate each that is not plain ASCII as show_text
-    # does keys, e.g. "/headers/Å (U+212B)".
-    if ptr.isascii() and ptr.isprintable():
-        return ptr or "/"
-    notes = [_code_points(token)[2:-1] for token in ptr.split("/")[1:] if _code_points(token)]
-    return f"{ptr} ({'; '.join(notes)})"
-
-
-def _format_line(d: Difference) -> str:
-    ptr = _show_pointer(d.pointer)
-    if d.kind == "missing":
-        return f"{ptr}: {d.note}: expected {_short(d.expected)}"
-    if d.kind == "unexpected":
-        return f"{ptr}: {d.note}: got {_short(d.actual)}"
-    if d.kind == "length":
-        return f"{ptr}: {d.note}"
-    center = None
-    if isinstance(d.expected, str) and isinstance(d.actual, str):
-        center = next(
-            (k for k, (x, y) in enumerate(zip(d.expected, d.actual, strict=False)) if x != y),
-            min(len(d.expected), len(d.actual)),
-        )
-    if isinstance(d.expected, bytes | datetime) and d.kind == "changed":
-        return f"{ptr}: {d.note}"
-    if _names_both(d.note, d.expected, d.actual):
-        return f"{ptr}: {d.note}"  # not "expected 1, got 2 (expected 1, got 2)"
-    return (
-        f"{ptr}: {d.note} (expected {_short(d.expected, center)}, got {_short(d.actual, center)})"
-    )
-
-
-def _names_both(note: str, expected: object, actual: object) -> bool:
-    """Whether ``note`` already says "expected X, got Y" with both values."""
-    def forms(v: object) -> set[str]:
-        return {repr(v), str(v), repr(str(v))}
-
-    return any(f"expected {e}, got {a}" in note
-               for e in forms(expected) for a in forms(actual))
-
-
-def format_diff(diffs: Sequence[Difference], *, limit: int = 20) -> str:
-    """One readable line per difference, at most ``limit`` of them, then "… and N more"."""
-    lines = [_format_line(d) for d in diffs[:limit]]
-    if len(diffs) > limit:
-        lines.append(f"… and {len(diffs) - limit} more")
-    return "\n".join(lines)
 
 
 def _no_difference(a: object, b: object) -> bool:

@@ -23,30 +23,14 @@ run to run: a replay repeats the plan, not the exact timing).
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import random
 import threading
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
 
-from rdq_compliance import Attempt, Envelope, ErrorInfo, Outcome, diff, encode
-from rdq_compliance.testing import (
-    T0,
-    Lane,
-    Namespace,
-    Rdq,
-    base_envelope,
-    derived_seed,
-    now_ns,
-    requirement,
-    ulid,
-)
+from rdq_compliance.suites._history import History, plan
+from rdq_compliance.suites._versions import Key, Op, version
+from rdq_compliance.testing import Lane, Rdq, now_ns, requirement
 
-ROUNDS = {"quick": 8, "ci": 12, "thorough": 50}
-"""Rounds per check and profile (measured: benchmarks/concurrency.py)."""
-REPLAY_ROUNDS = 30
 WRITES_PER_ROUND = 16
 """Writes of each writer lane per round."""
 MAX_READS = 400
@@ -58,228 +42,12 @@ MAX_NOISE = 5_000
 drop and its reads are done)."""
 
 
-def version(n: int, k: int, tag: str = "") -> Envelope:
-    """Version ``k`` of the envelope with id ``ulid(n)``: every part carries ``k`` and the
-    sizes differ with it (1-3 attempts, 1-4 headers, unknown fields, payload and pad
-    lengths), so a read mixing the parts of two versions equals neither."""
-    label = f"{tag}v{k}"
-    attempts = tuple(
-        Attempt(attempt_no=i + 1, started_at=T0, finished_at=T0,
-                outcome=Outcome.RETRYABLE_FAILURE,
-                error=ErrorInfo(type="e.Concurrent", message=f"{label} attempt {i + 1}",
-                                extra={"x_version": k}),
-                extra={"x_version": k})
-        for i in range(1 + k % 3)
-    )
-    return dataclasses.replace(
-        base_envelope(n),
-        queue=f"q.{label.lower()}",
-        payload=f"{label};".encode() * (1 + (k % 7) * 40),
-        headers={f"h{j}": label for j in range(1 + k % 4)},
-        attempts=attempts,
-        attempt_count=len(attempts),
-        extra={"x_version": k, "x_tag": tag, "x_pad": "p" * ((k % 5) * 120)},
-    )
-
-
-@dataclass
-class Op:
-    lane: str
-    kind: str
-    """"write" or "read"."""
-    id: str
-    start: int
-    end: int
-    k: int | None = None
-    """The version written, or the version a read matched (None: no version)."""
-    got: Envelope | None = None
-    """What a read returned."""
-
-
-@dataclass
-class Key:
-    """One id of one namespace: its versions, in the order its one writer wrote them."""
-
-    ns: str
-    n: int
-    tag: str = ""
-    writes: list[Op] = field(default_factory=list)
-    texts: dict[str, int] = field(default_factory=dict)
-    """Canonical JSON of each version -> k (the fast path of matching a read)."""
-
-    @property
-    def id(self) -> str:
-        return ulid(self.n)
-
-    def make(self, k: int) -> Envelope:
-        env = version(self.n, k, self.tag)
-        self.texts[encode(env)] = k
-        return env
-
-    def match(self, got: Envelope | None) -> int | None:
-        if got is None:
-            return None
-        try:
-            k = self.texts.get(encode(got))
-        except Exception:  # not encodable: it matches nothing
-            return None
-        if k is not None:
-            return k
-        # Same values, different form (key order, 1.0 for 1, …): the kit's diff decides,
-        # first for the version the envelope names, then (a mix, say) for every version.
-        named = got.extra.get("x_version") if isinstance(got.extra, dict) else None
-        if type(named) is int and named in self.texts.values() and not diff(
-                version(self.n, named, self.tag), got):
-            return named
-        for k in self.texts.values():
-            if not diff(version(self.n, k, self.tag), got):
-                return k
-        return None
-
-
-class History:
-    """The operations of one check, and the failure message that shows them."""
-
-    def __init__(self, rdq: Rdq, check: str, seed: int, rounds: int) -> None:
-        self.rdq = rdq
-        self.check = check
-        self.seed = seed
-        self.rounds = rounds
-        self.round = 0
-        self.t0 = now_ns()
-        self.reads: list[tuple[Key, Op]] = []
-        self._lock = threading.Lock()
-
-    def write(self, ns: Namespace, lane: str, key: Key) -> None:
-        __tracebackhide__ = True
-        k = len(key.writes)
-        env = key.make(k)
-        start = now_ns()
-        ns.write(env)
-        key.writes.append(Op(lane, "write", key.id, start, now_ns(), k))
-
-    def write_plan(self, ns: Namespace, lane: Lane, who: str, plan: Sequence[Key]) -> None:
-        """Write the next version of each key of ``plan`` in turn, until the lane stops."""
-        __tracebackhide__ = True
-        for key in plan:
-            if lane.stopped:
-                return
-            self.write(ns, who, key)
-
-    def read(self, ns: Namespace, lane: str, key: Key) -> Op:
-        __tracebackhide__ = True
-        start = now_ns()
-        got = ns.read(key.id)
-        op = Op(lane, "read", key.id, start, now_ns(), got=got)
-        with self._lock:
-            self.reads.append((key, op))
-        return op
-
-    # -- judging ----------------------------------------------------------------------
-
-    def check_reads(self, *, atomic: bool, fresh: bool, what: str = "") -> None:
-        """Judge the reads recorded so far (and forget them).
-
-        ``atomic`` (CC-001): a read equals one whole version of its id, one whose write
-        had started before the read ended. ``fresh`` (CC-003): a read that started
-        after version k's write returned sees k or a later version.
-        """
-        __tracebackhide__ = True
-        reads, self.reads = self.reads, []
-        for key, op in reads:
-            op.k = key.match(op.got)
-            if (op.k is None or key.writes[op.k].start >= op.end) and (atomic or fresh):
-                self.fail_read(key, op, "returned " + (
-                    "nothing" if op.got is None else
-                    "an envelope that is no version written under this id"
-                    if op.k is None else f"version {op.k}, whose write had not begun")
-                    + f" ({what or 'C18: a write is atomic'})")
-            if fresh:
-                floor = max((w.k for w in key.writes if w.end < op.start and w.k is not None),
-                            default=None)
-                if floor is not None and op.k is not None and op.k < floor:
-                    self.fail_read(key, op, f"returned version {op.k} although version "
-                                   f"{floor} had been written and returned before this read "
-                                   "started (C18: a read that starts after a write returned "
-                                   "sees it or a later version)")
-
-    def fail_read(self, key: Key, op: Op, summary: str) -> None:
-        __tracebackhide__ = True
-        lines = [self.where(), f"history of id {key.id!r} in namespace {key.ns!r} "
-                 "(ms from the start of the check; each interval contains the real one):"]
-        window = [w for w in key.writes
-                  if w.end >= op.start - 50_000_000 and w.start <= op.end + 5_000_000]
-        shown = sorted([*window[-12:], op], key=lambda o: o.start)
-        for o in shown:
-            what = f"write v{o.k}" if o.kind == "write" else "read -> " + (
-                "nothing" if o.got is None else f"v{o.k}" if o.k is not None else "no version")
-            mark = "   <- this read" if o is op else ""
-            lines.append(f"  {self.ms(o.start):>10} – {self.ms(o.end):<10} lane {o.lane:<4} "
-                         f"{what}{mark}")
-        envelopes: list[Envelope] = []
-        if op.got is not None and op.k is None:
-            got = op.got
-            nearest = min(key.texts.values(),
-                          key=lambda k: len(diff(version(key.n, k, key.tag), got)))
-            expected = version(key.n, nearest, key.tag)
-            lines.append(f"differences from the nearest version, v{nearest}:")
-            lines.extend(f"  {d.pointer or '/'}: expected {_short(d.expected)}, "
-                         f"got {_short(d.actual)}" for d in diff(expected, got)[:12])
-            envelopes = [expected]
-        self.fail(f"read({key.id!r}) in namespace {key.ns!r} by lane {op.lane} {summary}",
-                  "\n".join(lines), envelopes)
-
-    def where(self) -> str:
-        return (f"round {self.round} of {self.rounds}, seed {self.seed} "
-                f"(replay: the command below re-runs this plan for {REPLAY_ROUNDS} rounds)")
-
-    def ms(self, t: int) -> str:
-        return f"{(t - self.t0) / 1e6:.3f}"
-
-    def fail(self, summary: str, detail: str, envelopes: Sequence[Envelope] = ()) -> None:
-        __tracebackhide__ = True
-        try:
-            self.rdq.fail(summary, detail=detail, envelopes=envelopes)
-        except BaseException:
-            self.tag()
-            raise
-
-    def lanes(self, bodies: Sequence[Callable[[Lane], None]]) -> None:
-        """Run one round's lanes; a failure inside them is saved with this plan too."""
-        __tracebackhide__ = True
-        try:
-            self.rdq.run_lanes(bodies)
-        except BaseException:
-            self.tag()
-            raise
-
-    def tag(self) -> None:
-        """What --rdq-replay needs to run this plan again (see kit._save_case)."""
-        if self.rdq.example is None:
-            self.rdq.example = (self.check, {"seed": self.seed, "round": self.round})
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, default=repr, ensure_ascii=False)
-    return text if len(text) <= 100 else text[:100] + "…"
-
-
-def _plan(rdq: Rdq, check: str) -> tuple[int, int]:
-    """(seed, rounds) of this check: from --rdq-seed, or from the replayed case."""
-    case = rdq.replay
-    if case is not None and case.example is not None and case.check == check:
-        return int(case.example_kwargs()["seed"]), REPLAY_ROUNDS
-    params = json.dumps(rdq.params, sort_keys=True)
-    return (derived_seed(rdq.seed, check, params, "concurrency"),
-            ROUNDS[rdq.profile])
-
-
 def _rewrites_and_reads(rdq: Rdq, check: str, *, atomic: bool, fresh: bool) -> None:
     """Two writer lanes rewrite three ids (each id has one writer) while two reader lanes,
     each with an adapter of its own on the same namespace, read them; then every id is
     read once more after all writes returned."""
     __tracebackhide__ = True
-    seed, rounds = _plan(rdq, check)
+    seed, rounds = plan(rdq, check)
     if rdq.replay is not None and (rdq.replay.check or check) != check:
         return
     rng = random.Random(seed)
@@ -353,7 +121,7 @@ def test_no_lost_updates(rdq: Rdq) -> None:
     """RDQ-CC-002 (C18): four lanes, each with its own adapter on one namespace, write
     different ids at the same time; once all returned, every one of them reads back."""
     __tracebackhide__ = True
-    seed, rounds = _plan(rdq, "lost")
+    seed, rounds = plan(rdq, "lost")
     if rdq.replay is not None and (rdq.replay.check or "lost") != "lost":
         return
     rng = random.Random(seed)
@@ -403,7 +171,7 @@ def test_isolation_under_concurrency(rdq: Rdq) -> None:
     namespaces; every read in A returns one of A's own versions, never older than the
     last one returned before it started, and A holds its last versions at the end."""
     __tracebackhide__ = True
-    seed, rounds = _plan(rdq, "isolation")
+    seed, rounds = plan(rdq, "isolation")
     if rdq.replay is not None and (rdq.replay.check or "isolation") != "isolation":
         return
     rng = random.Random(seed)
@@ -474,7 +242,7 @@ def test_drop_after_concurrent_writes(rdq: Rdq) -> None:
     its last versions at the end. Judged on the recorded order alone: the drop starts
     after every write to X returned, each read after the drop returned."""
     __tracebackhide__ = True
-    seed, rounds = _plan(rdq, "drop")
+    seed, rounds = plan(rdq, "drop")
     if rdq.replay is not None and (rdq.replay.check or "drop") != "drop":
         return
     rng = random.Random(seed)

@@ -107,8 +107,8 @@ def clauses_of(code: ViolationCode) -> str:
 
 _KIT_DIR = str(Path(__file__).resolve().parent.parent)
 _PLUGGY_DIR = str(Path(pluggy.__file__).resolve().parent)
-# The guard's worker thread (_runtime._Job.run) is where a plugin's traceback starts.
-_GUARD_FILE = str(Path(__file__).with_name("_runtime.py"))
+# The guard's worker thread (_runner._Job.run) is where a plugin's traceback starts.
+_GUARD_FILE = str(Path(__file__).with_name("_runner.py"))
 
 
 def format_plugin_traceback(exc: BaseException, limit_lines: int = 60) -> str:

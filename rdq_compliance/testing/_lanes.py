@@ -15,7 +15,9 @@ import time
 from collections.abc import Callable, Sequence
 
 from ._failures import CheckFailed, OperationHung
-from ._runtime import CouldNotRun, PluginRuntime, Runner
+from ._guard import CouldNotRun
+from ._runner import Runner
+from ._runtime import PluginRuntime
 
 __all__ = ["Lane", "now_ns", "run_lanes"]
 

@@ -25,7 +25,8 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from ..envelope._clauses import clauses_for_pointer
-from ..envelope._diff import diff, format_diff
+from ..envelope._diff import diff
+from ..envelope._difference import format_diff
 from ..envelope._model import Envelope
 from ..envelope._validate import validate
 from ..storage._protocol import NAMESPACE_PATTERN, StorageError

@@ -1,126 +1,30 @@
-"""One selected plugin inside one pytest process: its storage, the guard and its state.
+"""One selected plugin inside one pytest process: its storage, opened, reopened, closed.
 
-Every call into a plugin goes through the guard (:class:`Runner`): a plugin under
-test is untrusted code that may hang, raise anything or return the wrong type, and
-none of that may become a pytest internal error or a run that never ends. So each
-call runs on a daemon worker thread with a deadline (``--rdq-timeout``); one worker
-thread per plugin runs all its calls (a plugin keeping thread-bound resources, such
-as a default ``sqlite3`` connection, works). Only the concurrency suite, and only for
-a plugin that declares ``concurrent`` (C18), calls it from several lanes, each with a
-worker of its own (``_lanes.py``). A call that outlives the timeout abandons its
-thread (daemon: it cannot keep the process alive) and marks the storage broken.
-
-Opened once per process at session start (on the xdist controller too, only to
-learn what the plugin declares). After a hang the storage is abandoned and a
-fresh one is opened for the next test; if that fails too, the plugin is given up
-for the rest of the run so that the run still ends quickly. The namespaces the
-abandoned storage held are dropped through the fresh one (they are still in the
-store: a database keeps its tables); those that cannot be are named in one note.
-
-Hangs are counted over the whole run (per process: each xdist worker has its own
-budget), whatever answered in between and however often the storage or the testee
-was restarted: after HANG_LIMIT of them the kit stops calling the plugin.
-
-A call answered ``UNAVAILABLE`` (C20: the plugin's service is down) makes the test
-one that could not run (:class:`CouldNotRun`, a skip), unless the same adapter
-answers a read of another id at once and the same call, tried again, answers
-``UNAVAILABLE`` again: the service is up, so that is a refusal (C17, C20), returned
-to the test like any other ``StorageError``. A second try that succeeds is the call's
-answer (a write replaces, C13, so writing again is harmless).
+Every call into the plugin goes through the guard (:class:`~._guard.Guard`, which this
+runtime extends); this module is the storage's lifecycle around those calls. Opened
+once per process at session start (on the xdist controller too, only to learn what
+the plugin declares), and checked: what the hook returned must be a storage, and what
+it declares (:func:`check_info`) a usable ``StorageInfo``. After a hang the storage
+is abandoned and a fresh one is opened for the next test; if that fails too, the
+plugin is given up for the rest of the run so that the run still ends quickly. The
+namespaces the abandoned storage held are dropped through the fresh one (they are
+still in the store: a database keeps its tables); those that cannot be are named in
+one note.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import math
-import queue
-import threading
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any
 
-from _pytest.outcomes import Skipped  # the class of pytest.skip.Exception, typed
-
-from ..envelope._ids import new_id
 from ..reporting._outage import could_not_run_reason
 from ..storage._discovery import STDIO, LoadedPlugin
-from ..storage._protocol import ErrorCode, Storage, StorageError, StorageInfo, StorageUnavailable
-from ..storage._stdio import TesteeFault
+from ..storage._protocol import Storage, StorageInfo, StorageUnavailable
 from ._failures import OperationHung, PluginFault, format_plugin_traceback
+from ._guard import CouldNotRun, Guard, format_seconds
 
-__all__ = ["HANG_LIMIT", "CouldNotRun", "PluginRuntime", "Runner", "check_info"]
-
-HANG_LIMIT = 3
-"""Calls that outlive the timeout, in the whole run (per process), before the kit gives
-up on a plugin: a plugin that hangs after a warm-up costs about HANG_LIMIT + 1 timeouts."""
-
-
-class CouldNotRun(Skipped):
-    """The plugin's service was unavailable (C20): the test could not run. A skip, so
-    that the verdict is incomplete, never compliant and never non-compliant for it;
-    a BaseException, so Hypothesis neither shrinks on it nor calls the plugin again."""
-
-    # Shown as pytest shows its own skips ("Skipped: reason"), not under this class's path.
-    __module__ = "builtins"
-    __qualname__ = "Skipped"
-
-
-@dataclass
-class _Job:
-    fn: Callable[..., Any]
-    args: tuple[Any, ...]
-    done: threading.Event = field(default_factory=threading.Event)
-    result: Any = None
-    error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            self.result = self.fn(*self.args)
-        except BaseException as exc:  # the plugin's problem, reported by the caller
-            self.error = exc
-        finally:
-            self.done.set()
-
-
-class Runner:
-    """A daemon worker thread that runs plugin calls one at a time, with a deadline."""
-
-    def __init__(self, name: str) -> None:
-        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._loop, name=name, daemon=True)
-        self._thread.start()
-        self.abandoned = False
-
-    def _loop(self) -> None:
-        while True:
-            job = self._jobs.get()
-            if job is None:
-                return
-            job.run()
-
-    def call(self, fn: Callable[..., Any], *args: Any, timeout: float) -> Any:
-        """Run ``fn(*args)`` on the worker thread.
-
-        Returns its result; raises :class:`PluginFault` wrapping whatever it
-        raised, or :class:`TimeoutError` when it did not finish within
-        ``timeout`` seconds (the runner is then abandoned and must not be reused).
-        """
-        if self.abandoned:
-            raise RuntimeError("this runner was abandoned after a timeout")
-        job = _Job(fn, args)
-        self._jobs.put(job)
-        if not job.done.wait(timeout):
-            self.abandoned = True
-            raise TimeoutError
-        if job.error is not None:
-            raise PluginFault(job.error)
-        return job.result
-
-    def stop(self) -> None:
-        if not self.abandoned:
-            self._jobs.put(None)
+__all__ = ["PluginRuntime", "check_info"]
 
 
 def check_info(info: object) -> str | None:
@@ -142,145 +46,24 @@ def check_info(info: object) -> str | None:
     return None
 
 
-class PluginRuntime:
+class PluginRuntime(Guard):
     """The storage of one plugin label, opened and guarded."""
 
     def __init__(self, loaded: LoadedPlugin, timeout: float) -> None:
-        self.label = loaded.label
+        super().__init__(loaded.label, timeout)
         self.loaded = loaded
-        self.timeout = timeout
         self.storage: Storage | None = None
         self.info: StorageInfo | None = None
         self.unavailable: str | None = None
         """StorageUnavailable: tests are skipped with this reason."""
-        self.broken: str | None = None
-        """The storage hung or failed: the next test reopens it (see ensure_usable)."""
-        self.dead: str | None = None
-        """Reopening failed too: every remaining test fails with this reason."""
         self.notes: list[str] = []
         self.orphans: dict[str, None] = {}
         """Namespaces of an abandoned storage, to drop through the next one (ordered set)."""
         self.left_behind: dict[str, str] = {}
         """Namespaces the kit could not drop: name -> why (reported once, at close)."""
         self._reopen_failure: str | None = None
-        self._runner = Runner(f"rdq-plugin-{self.label}")
         self.shown_tracebacks: dict[tuple[str, str, str], str] = {}
         """(exception type, message, plugin traceback) -> the test that showed it first."""
-        self._hangs: list[str] = []
-        """Every call of the run that outlived the timeout, never reset: a plugin that
-        answers a few calls after each restart and then hangs (a leaking pool) still
-        runs out of budget (issue 21 §6)."""
-        self._hung_testee: int | None = None
-        """The pid of the testee whose hang was counted last: requests in flight together
-        (C18) that one killed process ends are one hang."""
-        self.unreachable = False
-        """The last call met an outage (C20): teardown calls nothing more, and hands the
-        test's namespaces to the next test (see abandon)."""
-        self.lane = threading.local()
-        """``lane.runner``: the worker of a kit thread of the concurrency suite (C18, see
-        ``_lanes``); unset, calls go to the plugin's one worker thread."""
-
-    # -- calling the plugin --------------------------------------------------
-
-    def call(self, operation: str, fn: Callable[..., Any], *args: Any) -> Any:
-        """Run one plugin operation under the timeout.
-
-        Raises :class:`OperationHung` on timeout (and marks the storage broken),
-        :class:`PluginFault` when the plugin raised, :class:`CouldNotRun` when it
-        answered ``UNAVAILABLE`` because its service is down (C20, see the module doc).
-        """
-        __tracebackhide__ = True
-        try:
-            result = self._guarded(operation, fn, *args)
-        except PluginFault as fault:
-            if not _is_unavailable(fault.exc):
-                raise
-            first = fault.exc
-        else:
-            self.unreachable = False
-            return result
-        return self._after_unavailable(operation, fn, args, first)
-
-    def _after_unavailable(
-        self, operation: str, fn: Callable[..., Any], args: tuple[Any, ...], exc: BaseException
-    ) -> Any:
-        """An outage (the test could not run), or a refusal when the same adapter answers
-        a probe read at once and the call, tried again, answers UNAVAILABLE again."""
-        __tracebackhide__ = True
-        probe = _probe_of(fn)
-        if probe is not None:
-            try:
-                self._guarded(f"read of an id never written (probe after {operation})", probe)
-            except PluginFault:
-                pass  # the service is down (or the probe says nothing): an outage
-            else:
-                try:
-                    result = self._guarded(operation, fn, *args)
-                except PluginFault as again:
-                    if not _is_unavailable(again.exc):
-                        raise
-                    message = getattr(again.exc, "message", str(again.exc))
-                    raise PluginFault(StorageError(
-                        ErrorCode.UNAVAILABLE,
-                        f"{message} (answered twice, while a read of another id on the same "
-                        "adapter, in between, was answered: the service is up, so this is a "
-                        "refusal, not an outage; C17, C20)",
-                    )) from None
-                self.unreachable = False
-                return result
-        self.unreachable = True
-        message = getattr(exc, "message", None) or str(exc)
-        raise CouldNotRun(could_not_run_reason(datetime.now(UTC), operation, str(message)))
-
-    def _guarded(self, operation: str, fn: Callable[..., Any], *args: Any) -> Any:
-        __tracebackhide__ = True
-        if self.broken is not None:
-            raise OperationHung(f"{operation} not attempted: {self.broken}")
-        if self._runner.abandoned:  # pragma: no cover - defensive
-            self._runner = Runner(f"rdq-plugin-{self.label}")
-        runner: Runner = getattr(self.lane, "runner", None) or self._runner
-        try:
-            result = runner.call(fn, *args, timeout=self.timeout)
-        except TimeoutError:
-            first = self.broken is None
-            self.broken = (
-                f"{operation} did not return within "
-                f"{_seconds(self.timeout)} (--rdq-timeout); the storage was abandoned"
-            )
-            if runner is self._runner:  # an abandoned lane worker ends with its lane
-                self._runner = Runner(f"rdq-plugin-{self.label}")
-            if first:  # the lanes of one test that time out together are one hang
-                self._count_hang(operation)
-            raise OperationHung(self.broken) from None
-        except PluginFault as fault:
-            exc = fault.exc
-            if isinstance(exc, TesteeFault) and exc.kind == "timeout":
-                # the stdio bridge's own deadline: the testee hung (and was killed)
-                if exc.pid is None or exc.pid != self._hung_testee:
-                    self._hung_testee = exc.pid
-                    self._count_hang(operation)
-                if self.dead is not None:
-                    raise OperationHung(self.dead) from None
-            raise
-        return result
-
-    def _count_hang(self, operation: str) -> None:
-        """A hang; after HANG_LIMIT in the run the kit stops calling the plugin, so that
-        a run against a plugin that hangs on every call, or on some calls of every
-        restarted process, ends in about (HANG_LIMIT + 1) x timeout instead of a
-        timeout per test (issue 12 §3, issue 21 §6)."""
-        self._hangs.append(operation)
-        if len(self._hangs) < HANG_LIMIT or self.dead is not None:
-            return
-        kinds = ", ".join(dict.fromkeys(_kind(op) for op in self._hangs))
-        self.dead = (
-            f"plugin {self.label!r} hung {len(self._hangs)} times in this run, in {kinds} "
-            f"(each call outlived --rdq-timeout): {'; '.join(self._hangs)}; the kit stopped "
-            "calling it and fails every remaining test"
-        )
-        self.broken = self.dead
-
-    # -- lifecycle -----------------------------------------------------------
 
     def start(self) -> None:
         """Open the storage and read what it declares (at session start)."""
@@ -392,7 +175,8 @@ class PluginRuntime:
                 self.orphans[name] = None
                 return
             except OperationHung:
-                self.left_behind[name] = f"{op} did not return within {_seconds(self.timeout)}"
+                within = format_seconds(self.timeout)
+                self.left_behind[name] = f"{op} did not return within {within}"
                 self._give_up_orphans("not attempted after that hang")
                 return
             except PluginFault as fault:
@@ -484,11 +268,6 @@ class PluginRuntime:
             self.left_behind.clear()
 
 
-def _kind(operation: str) -> str:
-    """``read('x') in namespace 'n'`` -> ``read``."""
-    return operation.split("(", 1)[0].strip()
-
-
 _NAMES_SHOWN = 12
 
 
@@ -498,20 +277,6 @@ def _some(names: list[str]) -> str:
     if len(names) <= _NAMES_SHOWN:
         return ", ".join(names)
     return f"{', '.join(names[:_NAMES_SHOWN])} and {len(names) - _NAMES_SHOWN} more"
-
-
-def _is_unavailable(exc: BaseException) -> bool:
-    return isinstance(exc, StorageError) and exc.code == ErrorCode.UNAVAILABLE
-
-
-def _probe_of(fn: Callable[..., Any]) -> Callable[[], Any] | None:
-    """For an adapter's write or read: a read of an id nobody wrote on the same adapter
-    (it answers at once while the service is up). None for other calls."""
-    owner = getattr(fn, "__self__", None)
-    if getattr(fn, "__name__", "") not in ("write", "read"):
-        return None
-    read = getattr(owner, "read", None)
-    return functools.partial(read, new_id()) if callable(read) else None
 
 
 def _storage_shape(storage: object) -> str | None:
@@ -532,7 +297,3 @@ def _unavailable_message(label: str, exc: StorageUnavailable) -> str:
     if label == STDIO and exc.setting == "command":
         hint = " (change --rdq-testee CMD, or RDQ_TESTEE)"
     return f"plugin {label!r} is unavailable: {exc.message}{hint}"
-
-
-def _seconds(value: float) -> str:
-    return f"{value:g} s" if math.isfinite(value) else str(value)

@@ -25,6 +25,7 @@ STANDIN = textwrap.dedent(
         "none", "raise-on-read", "read-wrong-type", "write-returns", "mutate", "hang-on-read",
         "drop-ms", "refuse-internal", "bad-code", "unavailable", "open-raises", "bad-info",
         "drop-unknown-fields", "no-isolation", "forgetful",
+        "refuse-over-64k",  # a 64 KiB TEXT column: larger valid envelopes refused (C17)
         "raise-always",  # every write raises the same exception (a dead connection)
         # The first read of the process hangs; then, as the kit recovers: nothing
         # else, dropping a namespace this storage did not open raises or hangs, or
@@ -58,6 +59,10 @@ STANDIN = textwrap.dedent(
                 raise StorageError("DISK_FULL", "disk full")
             if envelope.envelope_version != 1:
                 raise StorageError(ErrorCode.UNSUPPORTED_ENVELOPE_VERSION, "v1 only")
+            if self.fault == "refuse-over-64k":
+                size = len(encode(envelope).encode("utf-8"))
+                if size > 65_535:
+                    raise StorageError(ErrorCode.PAYLOAD_TOO_LARGE, f"{size} bytes > TEXT (65535)")
             if self.fault == "mutate":
                 envelope.headers["x-touched-by-plugin"] = "yes"
             if self.fault != "forgetful":

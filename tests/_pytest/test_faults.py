@@ -35,7 +35,7 @@ def test_plugin_exception_fails_the_test_with_its_traceback(kit: pytest.Pytester
         "*plugin traceback:*",
     ])
     assert "in _explode" in out  # the plugin's own frame is shown
-    assert "_runtime.py" not in out.split("plugin traceback:")[1].split("envelope")[0]
+    assert "_runner.py" not in out.split("plugin traceback:")[1].split("envelope")[0]
 
 
 def test_wrong_return_type_fails(kit: pytest.Pytester) -> None:

@@ -2,7 +2,7 @@
 "keep a fast path only where the benchmark shows it pays, and then test it against the
 general path over generated envelopes"); docs/performance.md has the measurements.
 
-- ``_diff.same_json``: equal values are shown equal without the pointer-building walk;
+- ``_diff_json.same_json``: equal values are shown equal without the pointer-building walk;
   it must never call two values the same that the walk tells apart.
 - ``validate(model)`` counts the payload's base64 characters instead of building the
   text; ``_validate_model(..., payload_text=True)`` is the general path.
@@ -36,8 +36,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from rdq_compliance import Envelope, ErrorInfo, decode, diff, encode, to_json, validate
-from rdq_compliance.envelope import _diff
+from rdq_compliance import Difference, Envelope, ErrorInfo, decode, diff, encode, to_json, validate
+from rdq_compliance.envelope import _diff, _diff_json
 from rdq_compliance.envelope._deep import copy_json, dumps, short_repr
 from rdq_compliance.envelope._validate import _validate_model
 from rdq_compliance.strategies import envelopes, json_values
@@ -154,16 +154,16 @@ def nest(pair: tuple[Any, Any], levels: int) -> tuple[Any, Any]:
     return e, a
 
 
-def _shown(diffs: list[_diff.Difference]) -> list[tuple[str, str, str, str, str]]:
+def _shown(diffs: list[Difference]) -> list[tuple[str, str, str, str, str]]:
     # Differences hold the values; NaN != NaN, so compare what a reader sees.
     return [(d.pointer, d.kind, d.note, short_repr(d.expected, 80), short_repr(d.actual, 80))
             for d in diffs]  # fmt: skip
 
 
-def general_diff(expected: object, actual: object) -> list[_diff.Difference]:
+def general_diff(expected: object, actual: object) -> list[Difference]:
     """``diff`` with its fast path switched off: the pointer-building walk alone."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_diff, "same_json", lambda e, a: False)
+        mp.setattr(_diff_json, "same_json", lambda e, a: False)
         return diff(expected, actual)
 
 
@@ -310,9 +310,9 @@ def test_leaf_fast_paths_say_what_the_general_ones_say(
 ) -> None:
     for fast, general, e, a in ((_diff._str, _diff._str_general, es, as_),
                                 (_diff._time, _diff._time_general, et, at)):  # fmt: skip
-        out: list[_diff.Difference] = []
+        out: list[Difference] = []
         fast(e, a, "/f", out)
-        expected: list[_diff.Difference] = []
+        expected: list[Difference] = []
         general(e, a, "/f", expected)
         assert _shown(out) == _shown(expected)
 
@@ -360,7 +360,7 @@ def test_a_loose_fast_path_is_caught(broken: Any) -> None:
         assert _shown(fast) == _shown(general_diff(e, a))
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(_diff, "same_json", broken)
+        mp.setattr(_diff_json, "same_json", broken)
         # general_diff patches same_json itself; the fast side runs the broken one.
         with pytest.raises(AssertionError):
             prop()

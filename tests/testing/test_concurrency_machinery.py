@@ -25,7 +25,8 @@ import pytest
 
 from rdq_compliance import StorageInfo, hookimpl, validate
 from rdq_compliance._requirements import get_requirement
-from rdq_compliance.suites.test_concurrency import History, Key, Op, version
+from rdq_compliance.suites._history import History
+from rdq_compliance.suites._versions import Key, Op, version
 from rdq_compliance.testing import CheckFailed, OperationHung
 from rdq_compliance.testing._lanes import Lane, run_lanes
 from rdq_compliance.testing._runtime import PluginRuntime
@@ -205,7 +206,7 @@ def test_a_version_whose_write_had_not_begun_is_flagged() -> None:
 
 
 def test_every_profile_has_rounds() -> None:
-    from rdq_compliance.suites.test_concurrency import ROUNDS
+    from rdq_compliance.suites._history import ROUNDS
     from rdq_compliance.testing import PROFILES
 
     assert set(ROUNDS) == set(PROFILES)
@@ -215,7 +216,7 @@ def test_every_profile_has_rounds() -> None:
 def test_a_concurrency_failure_names_its_plan_and_replays(tmp_path: Path) -> None:
     """The failing case is saved with its seed and round; --rdq-replay runs that plan again
     (for REPLAY_ROUNDS rounds: the interleaving differs from run to run)."""
-    from rdq_compliance.suites.test_concurrency import REPLAY_ROUNDS
+    from rdq_compliance.suites._history import REPLAY_ROUNDS
 
     root = Path(__file__).resolve().parents[2]
     base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",

@@ -22,7 +22,8 @@ import pytest
 
 from rdq_compliance import StorageInfo, hookimpl
 from rdq_compliance.testing import OperationHung
-from rdq_compliance.testing._runtime import HANG_LIMIT, PluginRuntime
+from rdq_compliance.testing._guard import HANG_LIMIT
+from rdq_compliance.testing._runtime import PluginRuntime
 
 from ._fake_runtime import started_runtime
 

@@ -28,7 +28,8 @@ from rdq_compliance.reporting._outage import (
 )
 from rdq_compliance.testing import base_envelope
 from rdq_compliance.testing._failures import PluginFault
-from rdq_compliance.testing._runtime import CouldNotRun, PluginRuntime
+from rdq_compliance.testing._guard import CouldNotRun
+from rdq_compliance.testing._runtime import PluginRuntime
 
 from ._fake_plugin import Plugin
 from ._fake_runtime import started_runtime
