@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ._diff import Difference
+from ._difference import Difference
 from ._limits import TRUNCATION_MARKER
 from ._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 
