@@ -26,7 +26,7 @@ from typing import Any
 
 import rdq_compliance
 
-__all__ = ["KitResult", "kit_traceback_problems", "run_kit"]
+__all__ = ["KitResult", "first_failed", "kit_traceback_problems", "run_kit"]
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT_DIR = Path(rdq_compliance.__file__).resolve().parent
@@ -212,3 +212,11 @@ def kit_traceback_problems(output: str, *, base: Path | None = None,
         elif kind == "kit" and not in_plugin:
             problems.append(f"line {n} [{section or 'no section'}]: {line.strip()[:200]}")
     return problems
+
+
+def first_failed(result: KitResult) -> str:
+    """The node id of the first ``FAILED``/``ERROR`` line of the short test summary
+    (pytest lists failures in the order they happened)."""
+    found = re.search(r"^(?:FAILED|ERROR) (\S+)", result.output, re.M)
+    assert found is not None, result.describe()
+    return found.group(1)
