@@ -166,15 +166,18 @@ def first_failure_rows(only: Sequence[str], profile: str, jsonl: Path | None) ->
             f"over {TARGET_X_MAX:g} s: {len(slow)}; load average {min(loads, default=0):.1f}"
             f"–{max(loads, default=0):.1f}",
             f"first failed test of a declared requirement: {len(results) - len(wrong)} of "
-            f"{len(results)}",
-            "", "| mutant | wall | CPU | first failing test | its requirement | declared |",
-            "|---|---|---|---|---|---|"]
+            f"{len(results)}; first cause a declared requirement: "
+            f"{sum(r['first_cause'] in r['declared'] for r in results)} of {len(results)}",  # type: ignore[operator]
+            "", "| mutant | wall | CPU | first failing test | its requirement | first cause | "
+            "declared |",
+            "|---|---|---|---|---|---|---|"]
     shown = slow + [r for r in wrong if r not in slow]
     shown = shown or sorted(results, key=lambda r: -float(r["wall"]))[:10]  # type: ignore[arg-type]
     for r in shown:
         rows.append(f"| `{r['mutant']}` | {fmt_s(float(r['wall']))} | "  # type: ignore[arg-type]
                     f"{fmt_s(float(r['cpu']))} | `{str(r['first'])[:90]}` | "  # type: ignore[arg-type]
-                    f"{r['first_requirement']} | {', '.join(r['declared'])} |")  # type: ignore[arg-type]
+                    f"{r['first_requirement']} | {r['first_cause']} | "
+                    f"{', '.join(r['declared'])} |")  # type: ignore[arg-type]
     passed = [str(r["mutant"]) for r in results if r["rc"] == 0]
     if passed:
         rows.append(f"\nNot caught by `-x` (exit 0): {', '.join(passed)}")
