@@ -16,7 +16,8 @@ from pathlib import Path
 
 from ._requirements import DEFECT_RULES, REQUIREMENTS, Requirement
 from ._spec import clause_target
-from .envelope._diagnosis import DIFFERENCES, TRIGGERS, DefectRule
+from .envelope._diagnosis import DIFFERENCES, DefectRule
+from .envelope._triggers import TRIGGERS
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "docs" / "requirements.md"
 

@@ -29,17 +29,20 @@ from typing import Any
 import pytest
 
 from .._requirements import get_requirement
+from ..envelope._carried import requirements_carried
 from ..envelope._codec import to_json
-from ..envelope._diagnosis import requirement_rank, requirements_carried, triggers_of
+from ..envelope._diagnosis import requirement_rank
 from ..envelope._model import Envelope
+from ..envelope._triggers import triggers_of
 from ..reporting._causes import diagnose
 from ..testing._builders import base_envelope
 from ..testing._failures import CheckFailed, OperationHung, find_failure
 from ..testing._marker import MARKER
 from ..testing._symptoms import symptom_of_exception
+from ._schedule import SLOW, cost
 
 __all__ = [
-    "SUITE_MODULE_PREFIX", "StopOnCause", "carried", "examples_first", "is_kit_test",
+    "SUITE_MODULE_PREFIX", "StopOnCause", "carried", "cost_rank", "examples_first", "is_kit_test",
     "item_rank", "longest_first", "specificity",
 ]
 
@@ -64,21 +67,25 @@ def _requirement_id(item: pytest.Item) -> str | None:
     return str(mark.args[0]) if mark is not None and mark.args else None
 
 
-def _cost_rank(item: pytest.Item) -> int:
-    """The state machine (the longest test), a property the suite marks ``slow``,
-    another property, a fixed example: from ``@requirement(kind=..., slow=...)``."""
+def cost_rank(item: pytest.Item) -> int:
+    """0 the state machine (the longest test), 1 one of the longest properties (its cost
+    in ``_schedule.COSTS`` at least ``SLOW``, or ``@requirement(..., slow=True)`` for a test
+    the table does not know), 2 another property, 3 a fixed example: the order of the
+    kit's tests and of its shards."""
     mark = _marker(item)
     kind = "example" if mark is None else mark.kwargs.get("kind", "example")
     if kind == "machine":
         return _MACHINE
     if kind != "property":
         return _EXAMPLE
-    return _SLOW if mark is not None and mark.kwargs.get("slow") else _PROPERTY
+    slow = ((mark is not None and mark.kwargs.get("slow"))
+            or cost(getattr(item, "nodeid", "")) >= SLOW)
+    return _SLOW if slow else _PROPERTY
 
 
 def _is_generated(item: pytest.Item) -> bool:
     """A kit test that runs a Hypothesis property or state machine."""
-    return _cost_rank(item) < _EXAMPLE
+    return cost_rank(item) < _EXAMPLE
 
 
 def specificity(item: pytest.Item) -> tuple[int, int]:
@@ -165,8 +172,8 @@ def longest_first(items: list[pytest.Item]) -> None:
     machine last, one worker ran it alone while the other sat idle."""
     _reorder_kit_items(
         items,
-        lambda item: ((_cost_rank(item) + 1) % 4,
-                      item_rank(item) if _cost_rank(item) == _EXAMPLE else ((), 0, 0)),
+        lambda item: ((cost_rank(item) + 1) % 4,
+                      item_rank(item) if cost_rank(item) == _EXAMPLE else ((), 0, 0)),
     )
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-__all__ = ["COSTS", "LONG", "CostFirst", "cost", "cost_first_scheduling"]
+__all__ = ["COSTS", "LONG", "SLOW", "CostFirst", "cost", "cost_first_scheduling"]
 
 COSTS: dict[str, float] = {
     "test_state_machine_agrees_with_model": 3.1,
@@ -69,6 +69,12 @@ listed costs 0 (a fixed example: milliseconds)."""
 
 LONG = 0.1
 """A pending test of at least this cost is dealt one at a time."""
+
+SLOW = 1.25
+"""A generated test of at least this cost is one of the longest properties: it runs before
+the other properties (``_ordering.cost_rank``), in the order of the kit's tests and of its
+shards. The same table, not a second list: a test's ``@requirement(..., slow=True)`` only
+adds tests :data:`COSTS` does not know (a suite of the user's)."""
 
 
 def _split(nodeid: str) -> tuple[str, list[str]]:

@@ -25,9 +25,10 @@ import pytest
 
 from ..reporting._merge import shard_note
 from ._options import option
+from ._ordering import cost_rank
 from ._state import RUN_KEY
 
-__all__ = ["OTHER_SHARD", "ShardPlugin", "configure", "cost_rank", "parse_shard"]
+__all__ = ["OTHER_SHARD", "ShardPlugin", "configure", "parse_shard"]
 
 OTHER_SHARD = pytest.StashKey[tuple[int, int, int]]()
 """On an item another shard runs: (its shard, this run's shard K, N)."""
@@ -49,18 +50,6 @@ def configure(config: pytest.Config) -> None:
         return
     k, n = parse_shard(str(value))
     config.pluginmanager.register(ShardPlugin(config, k, n), "rdq-shard")
-
-
-def cost_rank(item: pytest.Item) -> int:
-    """0 the state machine, 1 a slow property, 2 another property, 3 a fixed example
-    (``@requirement(kind=..., slow=...)``), as the kit's own ordering ranks them."""
-    mark = item.get_closest_marker("rdq_requirement")
-    kind = "example" if mark is None else mark.kwargs.get("kind", "example")
-    if kind == "machine":
-        return 0
-    if kind != "property":
-        return 3
-    return 1 if mark is not None and mark.kwargs.get("slow") else 2
 
 
 def _is_kit_item(item: pytest.Item) -> bool:

@@ -17,14 +17,9 @@ of defect is adding one row.
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-import unicodedata
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from ._difference import Difference
 from ._limits import TRUNCATION_MARKER
@@ -33,14 +28,11 @@ from ._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 __all__ = [
     "DEFECT_RULES",
     "DIFFERENCES",
-    "TRIGGERS",
     "DefectRule",
     "difference_class",
     "find_rule",
     "pointer_pattern",
     "requirement_rank",
-    "requirements_carried",
-    "triggers_of",
 ]
 
 DIFFERENCES: Mapping[str, str] = {
@@ -73,27 +65,6 @@ DIFFERENCES: Mapping[str, str] = {
 }
 """The classes of difference a rule can name (``*``: any)."""
 
-TRIGGERS: Mapping[str, str] = {
-    "nul": "U+0000 in a string",
-    "astral": "a character beyond U+FFFF in a string",
-    "non-utf8-payload": "a payload that is not valid UTF-8",
-    "empty-payload": "the empty payload",
-    "dotted-key": "a key holding '.' or starting with '$'",
-    "empty-key": "the empty header key",
-    "long-header": "a header value of 256+ bytes",
-    "long-key": "a header key of 256+ bytes",
-    "long-field": "a handler_version, payload_content_type or error.type of 256+ bytes",
-    "many-headers": "1,000 or more headers",
-    "long-text": "a string of 4,096+ bytes",
-    "deep": "JSON nested 64+ levels deep",
-    "big-int": "an integer beyond 2^53",
-    "large": "an envelope of 64 KiB or more",
-    "many-attempts": "more than 10 attempts",
-    "version": "an envelope_version other than 1",
-}
-"""The classes of value in a refused envelope that a rule can name: what makes a store
-refuse (``find_rule`` picks the first row whose trigger the refused envelopes share)."""
-
 
 @dataclass(frozen=True, slots=True)
 class DefectRule:
@@ -108,7 +79,7 @@ class DefectRule:
     requirement: str
     clauses: tuple[str, ...]
     trigger: str = "*"
-    """For ``refused``/``raised``: a class of :data:`TRIGGERS` the envelopes hold."""
+    """For ``refused``/``raised``: a class of ``_triggers.TRIGGERS`` the envelopes hold."""
 
     def matches(self, pattern: str, difference: str, triggers: Iterable[str] = ()) -> bool:
         if self.difference.startswith("~"):
@@ -323,194 +294,3 @@ def _cut_short(expected: str, actual: str) -> bool:
     more than white space and U+0000 (which trimming stores drop: RDQ-RT-006)."""
     return (len(actual) < len(expected) and expected.startswith(actual)
             and bool(expected[len(actual):].strip().strip("\x00")))
-
-
-# -- triggers: the value classes of an envelope (canonical JSON) --------------------------
-
-_MAX_SAFE = 2**53
-
-
-def _walk(value: Any, depth: int = 1) -> Iterator[tuple[str, Any, int]]:
-    """(kind, value, depth) of every key and value of a JSON document."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield "key", k, depth
-            yield from _walk(v, depth + 1)
-        yield "container", value, depth
-    elif isinstance(value, list):
-        for v in value:
-            yield from _walk(v, depth + 1)
-        yield "container", value, depth
-    else:
-        yield "value", value, depth
-
-
-def _size(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
-
-
-def triggers_of(doc: object) -> frozenset[str]:
-    """The value classes (:data:`TRIGGERS`) present in the canonical JSON ``doc`` of an
-    envelope; nothing for what is not a JSON object (a repr the kit could not encode)."""
-    if not isinstance(doc, dict):
-        return frozenset()
-    found: set[str] = set()
-    deepest = 0
-    for kind, v, depth in _walk(doc):
-        deepest = max(deepest, depth)
-        if isinstance(v, str):
-            if "\x00" in v:
-                found.add("nul")
-            if any(ord(c) > 0xFFFF for c in v):
-                found.add("astral")
-            if kind == "key" and ("." in v or v.startswith("$")):
-                found.add("dotted-key")
-            if len(v.encode("utf-8", "surrogatepass")) >= 4096:
-                found.add("long-text")
-        elif isinstance(v, int) and not isinstance(v, bool) and abs(v) > _MAX_SAFE:
-            found.add("big-int")
-    if deepest >= 64:
-        found.add("deep")
-    headers = doc.get("headers")
-    if isinstance(headers, dict):
-        if "" in headers:
-            found.add("empty-key")
-        if any(isinstance(v, str) and _size(v) >= 256 for v in headers.values()):
-            found.add("long-header")
-        if any(_size(k) >= 256 for k in headers):
-            found.add("long-key")
-        if len(headers) >= 1000:
-            found.add("many-headers")
-    fields = [doc.get("handler_version"), doc.get("payload_content_type")]
-    for attempt in doc.get("attempts") or ():
-        error = attempt.get("error") if isinstance(attempt, dict) else None
-        if isinstance(error, dict):
-            fields.append(error.get("type"))
-    if any(isinstance(v, str) and _size(v) >= 256 for v in fields):
-        found.add("long-field")
-    payload = doc.get("payload")
-    if isinstance(payload, str):
-        try:
-            raw = base64.b64decode(payload, validate=True)
-        except (binascii.Error, ValueError):
-            raw = None
-        if raw == b"":
-            found.add("empty-payload")
-        elif raw is not None:
-            try:
-                raw.decode("utf-8")
-            except UnicodeDecodeError:
-                found.add("non-utf8-payload")
-    attempts = doc.get("attempts")
-    if isinstance(attempts, list) and len(attempts) > 10:
-        found.add("many-attempts")
-    if doc.get("envelope_version") not in (1, None):
-        found.add("version")
-    try:
-        size = len(json.dumps(doc, ensure_ascii=False).encode("utf-8", "surrogatepass"))
-    except (TypeError, ValueError):
-        size = 0
-    if size >= 64 * 1024:
-        found.add("large")
-    return frozenset(found)
-
-
-# -- what a test's values carry: the requirements it runs after -----------------------------
-
-_TIMESTAMPS = ("created_at", "next_attempt_at", "lease_expires_at")
-_EMPTY: tuple[object, ...] = ("", {}, [])
-
-
-def _empties(value: Any, ptr: str) -> Iterator[str]:
-    """The pointers of every "", {} and [] in ``value`` (itself included)."""
-    if isinstance(value, str | dict | list) and not value:
-        yield ptr
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from _empties(v, f"{ptr}/{k}")
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _empties(v, f"{ptr}/{i}")
-
-
-def _strings(value: Any) -> Iterator[str]:
-    """Every key and string value of a JSON document."""
-    for _, v, _ in _walk(value):
-        if isinstance(v, str):
-            yield v
-
-
-def _fragile(text: str) -> bool:
-    """Text that stores commonly change (RDQ-RT-006): white space at either end (CHAR
-    padding, trimming), a carriage return, a form that NFC normalization changes."""
-    return (text != text.strip() or "\r" in text
-            or unicodedata.normalize("NFC", text) != text)
-
-
-def requirements_carried(
-    value: object, *, envelope: bool, common: Iterable[str] = ()
-) -> frozenset[str]:
-    """The requirements whose values ``value`` holds: for each, the table's row for the
-    loss or change of such a value (an instant with milliseconds, two attempts or more,
-    an unknown field, a detail, "", {} or [], text that stores commonly change, a value
-    ending with the truncation marker, a trigger of :data:`TRIGGERS`).
-
-    ``envelope``: ``value`` is the canonical JSON object of an envelope (its fields are
-    known); otherwise a bare value (text, bytes for a payload, JSON) a test puts
-    somewhere. ``common``: triggers to leave out (those every test's envelope holds, which
-    can order nothing). The kit runs a fixed example after the tests of the
-    requirements its parameters carry, so that a defect about them fails their own
-    tests first."""
-    found: set[str] = set()
-
-    def name(pattern: str, difference: str, triggers: Iterable[str] = ()) -> None:
-        rule = find_rule(pattern, difference, triggers)
-        if rule is not None:
-            found.add(rule.requirement)
-
-    if isinstance(value, bytes | bytearray):  # a payload
-        doc: object = {"payload": base64.b64encode(bytes(value)).decode("ascii")}
-    else:
-        doc = value if envelope else {"x": value}
-    for trigger in triggers_of(doc) - frozenset(common):
-        name("", "refused", [trigger])
-    for text in _strings(doc):
-        if text.endswith(TRUNCATION_MARKER):
-            name("/*", "marker")
-        elif _fragile(text):
-            name("/*", "text")
-    for ptr in _empties(value, ""):
-        name(pointer_pattern(ptr) if envelope else "/*", "empty-null")
-        if envelope and ptr == "/headers":  # the empty map, dropped or null: headers'
-            name("/headers/*", "missing")
-    if not envelope or not isinstance(value, dict):
-        return frozenset(found)
-    for key in value:
-        if key not in _ENVELOPE:
-            name(pointer_pattern(f"/{key}"), "missing")
-    for field in _TIMESTAMPS:
-        _instant(value.get(field), f"/{field}", name)
-    attempts = value.get("attempts")
-    if isinstance(attempts, list):
-        if len(attempts) >= 2:
-            name("/attempts/*", "reordered")
-        for attempt in attempts:
-            if not isinstance(attempt, dict):
-                continue
-            for field in ("started_at", "finished_at"):
-                _instant(attempt.get(field), f"/attempts/*/{field}", name)
-            if any(k not in _ATTEMPT for k in attempt):
-                name("/attempts/*/*", "missing")
-            error = attempt.get("error")
-            if isinstance(error, dict):
-                if any(k not in _ERROR for k in error):
-                    name("/attempts/*/error/*", "missing")
-                if error.get("detail") is not None:
-                    name("/attempts/*/error/detail", "missing")
-    return frozenset(found)
-
-
-def _instant(text: object, pattern: str, name: Any) -> None:
-    """An instant with milliseconds (a store cutting them changes it)."""
-    if isinstance(text, str) and not text.endswith(".000Z"):
-        name(pattern, "instant")

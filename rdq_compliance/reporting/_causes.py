@@ -27,7 +27,8 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from .._requirements import get_requirement
-from ..envelope._diagnosis import TRIGGERS, find_rule
+from ..envelope._diagnosis import find_rule
+from ..envelope._triggers import TRIGGERS
 
 __all__ = [
     "SPEC_URL",

@@ -54,7 +54,7 @@ from rdq_compliance.testing import (
 _EXTREMES = {"quick": 0.1, "ci": 0.1, "thorough": 0.25}
 
 
-@requirement("RDQ-RT-001", kind="property", slow=True)
+@requirement("RDQ-RT-001", kind="property")
 def test_generated_envelopes_roundtrip(rdq: Rdq) -> None:
     """RDQ-RT-001 (C3–C10, C12): read(write(e)) == e for generated valid envelopes."""
     ns = rdq.namespace()
@@ -79,7 +79,7 @@ def test_envelopes_of_one_namespace_are_read_by_their_own_id(rdq: Rdq) -> None:
         ns.expect(env.id, env, why="one of 3 envelopes written to the namespace")
 
 
-@requirement("RDQ-RT-002", kind="property", slow=True)
+@requirement("RDQ-RT-002", kind="property")
 def test_several_envelopes_read_back_by_id(rdq: Rdq) -> None:
     """RDQ-RT-002 (C13): several envelopes written to one namespace are each read back
     by their own id, after all of them were written."""
@@ -236,7 +236,7 @@ def test_attempt_order_is_kept(rdq: Rdq, numbers: tuple[int, ...]) -> None:
     rdq.namespace().roundtrip(env)
 
 
-@requirement("RDQ-RT-005", kind="property", slow=True)
+@requirement("RDQ-RT-005", kind="property")
 def test_generated_attempt_order_is_kept(rdq: Rdq) -> None:
     """RDQ-RT-005 (C12): generated attempt lists with repeated and decreasing attempt_no."""
     ns = rdq.namespace()

@@ -71,7 +71,7 @@ def test_write_replaces(rdq: Rdq, order: str) -> None:
     ns.expect(second.id, second, why="the last write replaces the earlier one (C13)")
 
 
-@requirement("RDQ-ST-001", kind="property", slow=True)
+@requirement("RDQ-ST-001", kind="property")
 def test_generated_rewrites_replace(rdq: Rdq) -> None:
     """RDQ-ST-001 (C13): generated pairs written under one id: the second one wins."""
     ns = rdq.namespace()

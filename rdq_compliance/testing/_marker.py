@@ -35,8 +35,10 @@ def requirement(
     ``kind``: ``example`` (fixed examples, milliseconds), ``property`` (calls
     ``rdq.for_all``) or ``machine`` (calls ``rdq.run_machine``): the kit runs the
     examples first (``-x`` stops at the first defect a fixed example shows).
-    ``slow``: one of the longest properties (measured: ``--durations``); under
-    ``-n N`` such tests are dealt out before the other properties.
+    ``slow``: one of the longest properties (measured: ``--durations``): it runs, and
+    under ``-n N`` is dealt out, before the other properties. The kit's own properties
+    take it from their measured cost (``_pytest/_schedule.COSTS``); this is for a test
+    that table does not know.
     ``carries``: ids of other requirements whose values the test writes on purpose
     (beyond what its parameters show): it runs after their tests, so that ``-x`` stops
     on a defect's own requirement first (``_pytest/_ordering``).

@@ -10,10 +10,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import fields, is_dataclass
 from datetime import datetime
 
-from ..envelope._diagnosis import difference_class, pointer_pattern, triggers_of
+from ..envelope._diagnosis import difference_class, pointer_pattern
 from ..envelope._diff import diff
 from ..envelope._difference import Difference
 from ..envelope._model import Envelope
+from ..envelope._triggers import triggers_of
 from ..envelope._validate import Violation
 from ..reporting._causes import Symptom, fallback_symptom, mask
 

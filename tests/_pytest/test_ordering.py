@@ -200,3 +200,19 @@ def test_k_with_an_unknown_requirement_id_lists_the_closest(kit: Any) -> None:
     ok = kit.runpytest("-p", "no:cacheprovider", "--rdq-plugin=fake", "--rdq-profile=quick",
                        "-k", "rdq-st-002")
     assert ok.ret in (0, 1) and "no requirement id" not in ok.stderr.str()
+
+
+def test_the_longest_properties_come_from_the_measured_costs() -> None:
+    """One table says which kit tests are long (``_schedule.COSTS``): a property at
+    least ``SLOW`` seconds ranks as one of the longest without a ``slow`` flag, a
+    cheaper one does not, and ``slow=True`` still ranks a test the table does not know."""
+    from rdq_compliance._pytest._ordering import cost_rank
+    from rdq_compliance._pytest._schedule import COSTS, SLOW
+
+    long = item("long", "property")
+    long.nodeid = "rdq_compliance/suites/test_roundtrip.py::test_generated_envelopes_roundtrip[x]"
+    short = item("short", "property")
+    short.nodeid = "rdq_compliance/suites/test_unknown_fields.py::test_generated_detail[x]"
+    assert COSTS["test_generated_envelopes_roundtrip"] >= SLOW > COSTS["test_generated_detail"]
+    assert (cost_rank(long), cost_rank(short), cost_rank(item("mine", "slow"))) == (1, 2, 1)
+

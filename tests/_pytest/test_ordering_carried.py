@@ -14,8 +14,8 @@ from typing import Any
 from rdq_compliance import Attempt, Outcome
 from rdq_compliance._pytest._ordering import carried, examples_first, item_rank
 from rdq_compliance._pytest.kit import MARKER, SUITE_MODULE_PREFIX
+from rdq_compliance.envelope._carried import requirements_carried
 from rdq_compliance.envelope._codec import to_json
-from rdq_compliance.envelope._diagnosis import requirements_carried
 from rdq_compliance.testing import EVERY_JSON_TYPE, T0, base_envelope, with_error
 
 KIT_MODULE = SUITE_MODULE_PREFIX + "test_roundtrip"

@@ -10,13 +10,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from rdq_compliance import Difference
-from rdq_compliance.envelope._diagnosis import (
-    DEFECT_RULES,
-    TRIGGERS,
-    difference_class,
-    find_rule,
-    triggers_of,
-)
+from rdq_compliance.envelope._diagnosis import DEFECT_RULES, difference_class, find_rule
+from rdq_compliance.envelope._triggers import TRIGGERS, triggers_of
 from rdq_compliance.reporting import TestResult, TestStatus, render_markdown, terminal_lines
 from rdq_compliance.reporting._causes import Symptom, group_causes, mask
 from rdq_compliance.testing._symptoms import symptom_of, symptom_of_failure
