@@ -405,5 +405,16 @@ def _versions(versions: frozenset[int]) -> st.SearchStrategy[int]:
 @functools.cache
 def _other_versions(banned: frozenset[int]) -> st.SearchStrategy[int]:
     edges = [v for v in (0, 2, 3, MAX_KNOWN_INT) if v not in banned]
-    drawn = st.integers(0, MAX_KNOWN_INT).filter(lambda v: v not in banned)
+    # Any allowed version without a filter: a number among as many as are allowed,
+    # moved past each banned version at or below it (shrinks to the least allowed one).
+    skipped = sorted(v for v in banned if 0 <= v <= MAX_KNOWN_INT)
+    drawn = st.integers(0, MAX_KNOWN_INT - len(skipped)).map(
+        functools.partial(_skip_past, tuple(skipped)))
     return st.one_of(st.sampled_from(edges), drawn) if edges else drawn
+
+
+def _skip_past(banned: tuple[int, ...], value: int) -> int:
+    for version in banned:  # ascending: each one passed moves the value up by one
+        if value >= version:
+            value += 1
+    return value

@@ -26,7 +26,8 @@ def _size(env: Envelope) -> int:
 def _worst(text: str, payload: bytes) -> Envelope:
     """Every field at its most expensive per character: ``text`` everywhere, the widest
     numbers and timestamps, containers with many small items."""
-    nested: list[JSONValue] = [INT64_MIN, _WIDEST_FLOAT, True, None, text, [], {}, {text: [text, {}]}]
+    nested: list[JSONValue] = [INT64_MIN, _WIDEST_FLOAT, True, None, text, [], {},
+                               {text: [text, {}]}]
     error = ErrorInfo(type=text, message=text, detail=nested, stack=text,
                       extra={text + "e": nested})
     attempt = Attempt(attempt_no=MAX_KNOWN_INT, started_at=_LAST, finished_at=_LAST,
