@@ -217,14 +217,14 @@ def sizes(max_size: int) -> st.SearchStrategy[int]:
 
 
 def field_map(draw: st.DrawFn, traps: st.SearchStrategy[str] | None, banned: frozenset[str],
-              max_size: int, max_leaves: int) -> dict[str, JSONValue]:
-    """Unknown fields: up to ``max_size`` entries, keys a trap (``traps``, a sampled_from
-    without the banned keys) or a free text of up to 12 characters, values JSON values
-    of at most ``max_leaves`` leaves. A banned or repeated key is skipped, never
-    drawn again."""
+              max_size: int, max_leaves: int, size: int | None = None) -> dict[str, JSONValue]:
+    """Unknown fields: up to ``max_size`` entries (``size`` when the caller drew it),
+    keys a trap (``traps``, a sampled_from without the banned keys) or a free text of
+    up to 12 characters, values JSON values of at most ``max_leaves`` leaves. A banned
+    or repeated key is skipped, never drawn again."""
     out: dict[str, JSONValue] = {}
     n_traps = 0 if traps is None else 1
-    for _ in range(draw(sizes(max_size))):
+    for _ in range(draw(sizes(max_size)) if size is None else size):
         key: str = text_or(draw, traps, n_traps, 0, 12)
         if key not in banned and key not in out:
             out[key] = json_value(draw, max_leaves)

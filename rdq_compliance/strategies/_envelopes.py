@@ -99,10 +99,17 @@ def _optional_text(draw: st.DrawFn, max_size: int) -> str | None:
 def _extra(draw: st.DrawFn, traps: st.SearchStrategy[str] | None, banned: frozenset[str],
            max_size: int = 3) -> dict[str, JSONValue]:
     """Unknown fields for about half of the objects: JSON values are the costliest part
-    of an envelope to generate."""
-    if draw(_BOOLEANS):
+    of an envelope to generate. The half without and the map's size are one choice:
+    0..max_size is "none", max_size+1.. the size (as a coin then a size drawn apart)."""
+    choice = draw(_extra_choices(max_size))
+    if choice <= max_size:
         return {}
-    return field_map(draw, traps, banned, max_size, 6)
+    return field_map(draw, traps, banned, max_size, 6, size=choice - max_size - 1)
+
+
+@functools.cache
+def _extra_choices(max_size: int) -> st.SearchStrategy[int]:
+    return st.integers(0, 2 * max_size + 1)
 
 
 def _error(
