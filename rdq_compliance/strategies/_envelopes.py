@@ -53,10 +53,10 @@ _CONTENT_TYPES = (
 
 
 # Known integer fields (C5): 0..2**31-1, mostly small, biased to the ends (a third
-# each: 0-10, an end, any).
-_COUNTER_BRANCHES = (
-    st.integers(0, 10), st.sampled_from((0, MAX_KNOWN_INT)), st.integers(0, MAX_KNOWN_INT)
-)
+# each: 0-10, an end, any). The branch and a small value or an end are one choice:
+# 22 numbers a branch, each of 0-10 two of them and each end eleven.
+_COUNTER_CHOICES = st.integers(0, 3 * 22 - 1)
+_ANY_COUNTER = st.integers(0, MAX_KNOWN_INT)
 _INSTANTS = TimestampDraw.of(EPOCH, LAST_INSTANT)
 _BOOLEANS = st.booleans()
 _LONG_FIELDS = st.sampled_from(("message", "stack", "both"))
@@ -77,7 +77,12 @@ _ERROR_TYPE_NAMES = st.sampled_from(_ERROR_TYPES)
 
 
 def _counter(draw: st.DrawFn) -> int:
-    value: int = draw(_COUNTER_BRANCHES[draw(index(3))])
+    branch, rest = divmod(draw(_COUNTER_CHOICES), 22)
+    if branch == 0:
+        return rest % 11
+    if branch == 1:
+        return (0, MAX_KNOWN_INT)[rest % 2]
+    value: int = draw(_ANY_COUNTER)
     return value
 
 

@@ -45,3 +45,21 @@ def test_attempts_and_errors_carry_unknown_fields_about_half_the_time() -> None:
     errors = rs.errors()
     assert _share(errors, lambda e: bool(e.extra)) >= 0.15
     assert _share(errors, lambda e: not e.extra) >= 0.3
+
+
+def test_json_values_are_scalars_arrays_and_objects_a_third_each_at_the_top() -> None:
+    values = rs.json_values()
+    for kind in (list, dict):
+        assert _share(values, lambda v, k=kind: isinstance(v, k)) >= 0.15, kind
+    assert _share(values, lambda v: not isinstance(v, list | dict)) >= 0.05
+    # Below the top: containers and every scalar kind still come up.
+    nested = st.lists(values, min_size=1, max_size=1).map(lambda v: v[0])
+    assert _share(nested, lambda v: isinstance(v, list) and any(
+        isinstance(x, list | dict) for x in v)) >= 0.02
+
+
+def test_counters_are_small_at_an_end_or_any_a_third_each() -> None:
+    numbers = rs.attempts().map(lambda a: a.attempt_no)
+    assert _share(numbers, lambda n: n <= 10) >= 0.2
+    assert _share(numbers, lambda n: n == 2**31 - 1) >= 0.03
+    assert _share(numbers, lambda n: 10 < n < 2**31 - 1) >= 0.1
