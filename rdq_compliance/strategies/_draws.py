@@ -144,15 +144,15 @@ _INT64 = st.integers(INT64_MIN, INT64_MAX)
 _FLOAT_EDGE_VALUES = st.sampled_from(FLOAT_EDGES)
 _FLOATS = st.floats(allow_nan=False, allow_infinity=False)
 _TRAPS = st.sampled_from(TRAP_KEYS)
-# One choice per container: its kind and size (0-4 items, as lists(max_size=4)).
-_CHILDREN = st.integers(0, 4)
 _SCALAR_BRANCHES = 8  # null, bool, int edge, int64, float edge, float, text, spliced text
 
 
-def json_scalar(draw: st.DrawFn) -> JSONValue:
+def json_scalar(draw: st.DrawFn, kind: int | None = None) -> JSONValue:
     """A scalar as json_values draws it: null, a boolean, an int64 edge or any int64, a
-    float edge or any finite double, or a free text of up to 12 characters."""
-    kind = draw(index(_SCALAR_BRANCHES))
+    float edge or any finite double, or a free text of up to 12 characters (``kind``,
+    0-7 in that order, when the caller drew it)."""
+    if kind is None:
+        kind = draw(index(_SCALAR_BRANCHES))
     if kind == 0:
         return None
     if kind == 1:
@@ -185,16 +185,24 @@ def json_value(draw: st.DrawFn, max_leaves: int) -> JSONValue:
     return _json(draw, budget, _TOP)
 
 
-_TOP = index(3)  # scalar, array, object
-_NESTED = index(6)  # array, object, then four kinds of scalar
+# What comes next is one choice: the branch (at the top a scalar, an array or an object,
+# a third each; below it an array, an object or four scalar branches) and, in the same
+# number, the scalar's kind or the container's size: 40 numbers a branch, each kind 5 of
+# them and each size 8, the weights of a branch, then a kind or a size drawn apart.
+_PER_BRANCH = _SCALAR_BRANCHES * 5
+_TOP = 3  # scalar, array, object
+_NESTED = 6  # scalar, array, object, then three more scalars
 
 
-def _json(draw: st.DrawFn, budget: list[int], kinds: st.SearchStrategy[int]) -> JSONValue:
-    kind = draw(kinds) if budget[0] > 1 else 0
-    if kind not in (1, 2):
+def _json(draw: st.DrawFn, budget: list[int], branches: int) -> JSONValue:
+    if budget[0] <= 1:
         budget[0] -= 1
         return json_scalar(draw)
-    size = draw(_CHILDREN)
+    branch, rest = divmod(draw(index(branches * _PER_BRANCH)), _PER_BRANCH)
+    if branch not in (1, 2):
+        budget[0] -= 1
+        return json_scalar(draw, rest % _SCALAR_BRANCHES)
+    kind, size = branch, rest % 5
     if kind == 2:
         obj: dict[str, JSONValue] = {}
         for _ in range(size):
@@ -217,14 +225,14 @@ def sizes(max_size: int) -> st.SearchStrategy[int]:
 
 
 def field_map(draw: st.DrawFn, traps: st.SearchStrategy[str] | None, banned: frozenset[str],
-              max_size: int, max_leaves: int) -> dict[str, JSONValue]:
-    """Unknown fields: up to ``max_size`` entries, keys a trap (``traps``, a sampled_from
-    without the banned keys) or a free text of up to 12 characters, values JSON values
-    of at most ``max_leaves`` leaves. A banned or repeated key is skipped, never
-    drawn again."""
+              max_size: int, max_leaves: int, size: int | None = None) -> dict[str, JSONValue]:
+    """Unknown fields: up to ``max_size`` entries (``size`` when the caller drew it),
+    keys a trap (``traps``, a sampled_from without the banned keys) or a free text of
+    up to 12 characters, values JSON values of at most ``max_leaves`` leaves. A banned
+    or repeated key is skipped, never drawn again."""
     out: dict[str, JSONValue] = {}
     n_traps = 0 if traps is None else 1
-    for _ in range(draw(sizes(max_size))):
+    for _ in range(draw(sizes(max_size)) if size is None else size):
         key: str = text_or(draw, traps, n_traps, 0, 12)
         if key not in banned and key not in out:
             out[key] = json_value(draw, max_leaves)

@@ -17,6 +17,7 @@ from ..envelope._model import Attempt, Envelope, ErrorInfo, JSONValue, Outcome, 
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS, format_timestamp
 from . import _shapes as shapes
 from ._args import check_bool, check_collection, check_int, check_range
+from ._bound import size_bound
 from ._draws import field_map, free_text, index, json_value, plain_texts, spliced_text, text_or
 from ._extremes import EXTREME_KINDS, Plan, plans, pushed
 from ._values import (
@@ -52,10 +53,10 @@ _CONTENT_TYPES = (
 
 
 # Known integer fields (C5): 0..2**31-1, mostly small, biased to the ends (a third
-# each: 0-10, an end, any).
-_COUNTER_BRANCHES = (
-    st.integers(0, 10), st.sampled_from((0, MAX_KNOWN_INT)), st.integers(0, MAX_KNOWN_INT)
-)
+# each: 0-10, an end, any). The branch and a small value or an end are one choice:
+# 22 numbers a branch, each of 0-10 two of them and each end eleven.
+_COUNTER_CHOICES = st.integers(0, 3 * 22 - 1)
+_ANY_COUNTER = st.integers(0, MAX_KNOWN_INT)
 _INSTANTS = TimestampDraw.of(EPOCH, LAST_INSTANT)
 _BOOLEANS = st.booleans()
 _LONG_FIELDS = st.sampled_from(("message", "stack", "both"))
@@ -76,7 +77,12 @@ _ERROR_TYPE_NAMES = st.sampled_from(_ERROR_TYPES)
 
 
 def _counter(draw: st.DrawFn) -> int:
-    value: int = draw(_COUNTER_BRANCHES[draw(index(3))])
+    branch, rest = divmod(draw(_COUNTER_CHOICES), 22)
+    if branch == 0:
+        return rest % 11
+    if branch == 1:
+        return (0, MAX_KNOWN_INT)[rest % 2]
+    value: int = draw(_ANY_COUNTER)
     return value
 
 
@@ -98,10 +104,17 @@ def _optional_text(draw: st.DrawFn, max_size: int) -> str | None:
 def _extra(draw: st.DrawFn, traps: st.SearchStrategy[str] | None, banned: frozenset[str],
            max_size: int = 3) -> dict[str, JSONValue]:
     """Unknown fields for about half of the objects: JSON values are the costliest part
-    of an envelope to generate."""
-    if draw(_BOOLEANS):
+    of an envelope to generate. The half without and the map's size are one choice:
+    0..max_size is "none", max_size+1.. the size (as a coin then a size drawn apart)."""
+    choice = draw(_extra_choices(max_size))
+    if choice <= max_size:
         return {}
-    return field_map(draw, traps, banned, max_size, 6)
+    return field_map(draw, traps, banned, max_size, 6, size=choice - max_size - 1)
+
+
+@functools.cache
+def _extra_choices(max_size: int) -> st.SearchStrategy[int]:
+    return st.integers(0, 2 * max_size + 1)
 
 
 def _error(
@@ -294,8 +307,10 @@ def _envelopes(
         item = _attempts(tuple(Outcome), unknown_fields, 4, long_texts=False)
         envelope = draw(pushed(envelope, item, plan))
     # The bounds make an envelope over C2 all but impossible; this guards the
-    # promise that every generated envelope is valid.
-    assume(len(encode(envelope).encode("utf-8")) <= MAX_ENVELOPE_BYTES)
+    # promise that every generated envelope is valid. Lengths settle almost every
+    # draw; only one they cannot place under the limit (a pushed one) is encoded.
+    if size_bound(envelope) > MAX_ENVELOPE_BYTES:
+        assume(len(encode(envelope).encode("utf-8")) <= MAX_ENVELOPE_BYTES)
     return envelope
 
 
@@ -402,5 +417,16 @@ def _versions(versions: frozenset[int]) -> st.SearchStrategy[int]:
 @functools.cache
 def _other_versions(banned: frozenset[int]) -> st.SearchStrategy[int]:
     edges = [v for v in (0, 2, 3, MAX_KNOWN_INT) if v not in banned]
-    drawn = st.integers(0, MAX_KNOWN_INT).filter(lambda v: v not in banned)
+    # Any allowed version without a filter: a number among as many as are allowed,
+    # moved past each banned version at or below it (shrinks to the least allowed one).
+    skipped = sorted(v for v in banned if 0 <= v <= MAX_KNOWN_INT)
+    drawn = st.integers(0, MAX_KNOWN_INT - len(skipped)).map(
+        functools.partial(_skip_past, tuple(skipped)))
     return st.one_of(st.sampled_from(edges), drawn) if edges else drawn
+
+
+def _skip_past(banned: tuple[int, ...], value: int) -> int:
+    for version in banned:  # ascending: each one passed moves the value up by one
+        if value >= version:
+            value += 1
+    return value

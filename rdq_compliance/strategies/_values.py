@@ -21,7 +21,6 @@ from ..envelope._model import JSONValue
 from ..envelope._truncate import truncate_utf8
 from ._args import check_collection, check_int, check_range
 from ._draws import (
-    BOOLEANS,
     TRAP_KEYS,
     field_map,
     free_text,
@@ -187,7 +186,8 @@ class TimestampDraw:
     def __init__(self, lo_ms: int, hi_ms: int, edges: st.SearchStrategy[datetime]) -> None:
         self.lo_ms, self.hi_ms, self.edges = lo_ms, hi_ms, edges
         self.millis = st.integers(lo_ms, hi_ms)
-        self.seconds = st.integers(lo_ms // 1000, hi_ms // 1000)
+        # A whole second or its .999, both in one choice: twice the second, plus one.
+        self.seconds = st.integers(lo_ms // 1000 * 2, hi_ms // 1000 * 2 + 1)
 
     @staticmethod
     @functools.cache
@@ -205,7 +205,8 @@ class TimestampDraw:
             return moment
         if kind == 1:
             return EPOCH + timedelta(milliseconds=draw(self.millis))
-        ms = draw(self.seconds) * 1000 + (999 if draw(BOOLEANS) else 0)
+        second, fraction = divmod(draw(self.seconds), 2)
+        ms = second * 1000 + 999 * fraction
         return EPOCH + timedelta(milliseconds=min(max(ms, self.lo_ms), self.hi_ms))
 
 

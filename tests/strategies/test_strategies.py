@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 import pytest
-from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import HealthCheck, Phase, find, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
@@ -559,16 +559,16 @@ def _crossed(env: Envelope) -> set[str]:
     return {kind for kind, yes in crossed.items() if yes}
 
 
-def _shares(extremes: float, examples: int) -> dict[str, float]:
+def _shares(extremes: float, examples: int, seeds: tuple[int, ...] = ()) -> dict[str, float]:
     """The share of draws crossing each kind of limit, and (``field:NAME``,
     ``bytes:N``) the share with a free-text field at a column limit, by field and by
-    length class."""
+    length class; over one run per seed in ``seeds`` (none: one derandomized run)."""
     counts = dict.fromkeys(_KINDS, 0)
     drawn = [0]
 
-    # derandomize: the measured shares are the same on every run, so a change that
-    # makes a boundary vanish fails here instead of passing by luck.
-    @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
+    # derandomize (or fixed seeds): the measured shares are the same on every run, so a
+    # change that makes a boundary vanish fails here instead of passing by luck.
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=not seeds,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))
     @given(rs.envelopes(extremes=extremes))
     def draw(env: Envelope) -> None:
@@ -583,17 +583,20 @@ def _shares(extremes: float, examples: int) -> dict[str, float]:
         assert validate(env) == []
         assert decode(encode(env)) == env
 
-    draw()
+    for one in seeds:
+        seed(one)(draw)()
+    if not seeds:
+        draw()
     return {kind: count / drawn[0] for kind, count in counts.items()}
 
 
-def _shares_alone(extremes: float, examples: int) -> dict[str, float]:
+def _shares_alone(extremes: float, examples: int, seeds: tuple[int, ...] = ()) -> dict[str, float]:
     """``_shares`` in a fresh interpreter. Hypothesis mixes constants of the local modules
     already imported into what it generates, so in a worker that ran other tests the
     shares drift (history fell to 0.3% once under xdist): measured alone, derandomized,
     they are the same on every run."""
     code = ("import json, sys; from tests.strategies.test_strategies import _shares; "
-            f"print(json.dumps(_shares({extremes!r}, {examples!r})))")
+            f"print(json.dumps(_shares({extremes!r}, {examples!r}, {seeds!r})))")
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True,
                          text=True, check=True, timeout=600).stdout
@@ -648,8 +651,10 @@ def test_lengths_reach_every_field_at_every_column_limit() -> None:
 
 def test_extremes_at_the_kit_share_and_never_by_default() -> None:
     """RDQ-RT-001 draws with extremes=0.1 (ci): some draws still cross a boundary; the
-    default (0) never does, so the bounds a caller gives keep holding."""
-    assert sum(_shares_alone(0.1, 150)[kind] for kind in _KINDS) >= 0.02
+    default (0) never does, so the bounds a caller gives keep holding. Pooled over four
+    seeds: which of 150 draws cross varies a lot with the stream (Hypothesis reuses what
+    it drew: 0% to 22% for one seed, measured), the pooled share much less."""
+    assert sum(_shares_alone(0.1, 150, (0, 1, 2, 3))[kind] for kind in _KINDS) >= 0.02
     assert not any(_shares(0.0, 50).values())
 
 
