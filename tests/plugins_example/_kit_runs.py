@@ -14,7 +14,9 @@ the browser's site shows its report (issue 25 §5: the same five runs were made 
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
 import secrets
 import shutil
 import sqlite3
@@ -259,6 +261,8 @@ def quick_run(plugin: str) -> ExampleRun:
     shows such a plugin as not opened."""
     if plugin not in _QUICK:
         tmp = Path(tempfile.mkdtemp(prefix=f"rdq-example-{plugin}-"))
+        if os.environ.get("RDQ_ZOO_KEEP") != "1":  # as the zoo's runs: =1 keeps the folder
+            atexit.register(shutil.rmtree, tmp, True)
         shared = _QUICK[plugin] = ExampleRun(plugin)
         try:
             checked_run(plugin, tmp, "--rdq-profile=quick", name="quick",
