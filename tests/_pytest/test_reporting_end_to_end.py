@@ -145,9 +145,13 @@ def badge_text(pytester):
 
 
 def test_correct_plugin_is_compliant(kit):
+    """Also the exit status's compliant case (test_exit_status): exit 0, no INCOMPLETE
+    line, the report, badge and summary written."""
     result, report = run(kit, "good")
     assert result.ret == 0, result.stdout.str()
     assert report["verdict"] == "compliant"
+    assert not [ln for ln in result.stdout.lines if ln.startswith("INCOMPLETE")]
+    assert (kit.path / "out/summary.md").read_text(encoding="utf-8")
     p = report["plugins"][0]
     assert (p["label"], p["name"], p["version"]) == ("standin:good", "standin", "1.0.0")
     st = statuses(report)

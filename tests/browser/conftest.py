@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from tests.mutants._harness import KitResult, run_kit
+from tests.mutants._harness import KitResult, kit_traceback_problems, run_kit
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -170,15 +170,10 @@ def runs(browser: Any) -> Runs:
     return Runs(memory, memory_html, mutant, mutant_html)
 
 
-EXAMPLES = {  # name -> kit arguments; the server ones use their default options
-    "sqlite": lambda tmp: ["--rdq-plugin=sqlite", "--rdq-option", f"path={tmp / 'kit.db'}"],
-    "node": lambda tmp: ["--rdq-plugin=stdio", "--rdq-testee",
-                         f"{shutil.which('node') or 'node'} "
-                         f"{REPO / 'plugins_example' / 'node' / 'testee.js'}"],
-    "postgres": lambda tmp: ["--rdq-plugin=postgres"],
-    "mariadb": lambda tmp: ["--rdq-plugin=mariadb"],
-    "redis": lambda tmp: ["--rdq-plugin=redis"],
-}
+EXAMPLES = ("sqlite", "node", "postgres", "mariadb", "redis")
+"""The example plugins besides memory: their quick runs are tests/plugins_example's
+(``_kit_runs.quick_run``, made once per session for both; the server ones use their
+default options)."""
 
 
 HISTORY_NAME = "history-example"
@@ -193,19 +188,36 @@ class Site:
     tampered: Path
 
 
+def _example(name: str) -> dict[str, Any]:
+    """The quick run of an example plugin that tests/plugins_example/test_kit_runs.py checks
+    (made by the first of the two to ask), its report kept in artifacts/runs/<name>.json."""
+    saved = Path(os.environ.get(REUSE_ENV, "/nonexistent")) / f"{name}.json"
+    if os.environ.get(REUSE_ENV) and saved.is_file():
+        report: dict[str, Any] = json.loads(saved.read_text(encoding="utf-8"))
+    else:
+        from tests.plugins_example._kit_runs import quick_run
+
+        run = quick_run(name).run
+        assert run is not None, f"the quick run of {name} wrote no report"
+        assert kit_traceback_problems(run.output, base=run.work) == [], run.output[-4000:]
+        report = run.report
+    runs = ARTIFACTS / "runs"
+    runs.mkdir(parents=True, exist_ok=True)
+    (runs / f"{name}.json").write_text(json.dumps(report, ensure_ascii=False), encoding="utf-8")
+    return report
+
+
 @pytest.fixture(scope="session")
-def site(runs: Runs, tmp_path_factory: pytest.TempPathFactory) -> Site:
+def site(runs: Runs) -> Site:
     """``rdq-compliance site`` over the six example plugins, two mutants and a tampered
     report. A plugin whose server is down is reported as not opened (incomplete)."""
     from rdq_compliance._cli import main
 
-    tmp = tmp_path_factory.mktemp("site-runs")
     reports = {"memory": runs.compliant.report, "mutant": runs.failing.report}
-    for name, args in EXAMPLES.items():
-        result, _ = _kit(name, args(tmp))
-        assert result.report is not None
-        reports[name] = result.report
-        unopened = [p["unavailable"] for p in result.report["plugins"] if p["unavailable"]]
+    for name in EXAMPLES:
+        report = _example(name)
+        reports[name] = report
+        unopened = [p["unavailable"] for p in report["plugins"] if p["unavailable"]]
         if unopened and os.environ.get(REQUIRE_ENV) == "1":
             pytest.fail(f"{REQUIRE_ENV}=1 and {name} could not be opened: {unopened}")
     second, _ = _kit("mutant2", ["--rdq-plugin=tests.mutants.zoo:nfc_normalization"])

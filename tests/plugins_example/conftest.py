@@ -21,6 +21,11 @@ from ._harness import Live, Namespaces, resolve_options
 REQUIRE_ENV = "RDQ_REQUIRE_SERVICES"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # pytest-xdist registers it too; declared here so that a run without xdist is clean.
+    config.addinivalue_line("markers", "xdist_group(name): run in one xdist worker")
+
+
 def unavailable(reason: str) -> NoReturn:
     """Skip: a service this test needs is missing; fail instead when it is required."""
     if os.environ.get(REQUIRE_ENV) == "1":

@@ -26,6 +26,10 @@ def small_server() -> Iterator[str]:
         yield dsn
 
 
+# slow_ci (issue 25 §5): .ci/run runs it; `bash .ci/test` keeps the budget's own check,
+# tests/testing/test_connection_budget.py (a witness plugin that fails past the budget,
+# quick runs alone and under -n 2), which fails when the kit's budget is removed.
+@pytest.mark.slow_ci
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["alone", "n2"])
 def test_one_connection_per_adapter_passes_with_max_connections_20(
     small_server: str, workers: tuple[str, ...]
