@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from tests.mutants._harness import KitResult, kit_traceback_problems, run_kit
+from tests.mutants._harness import KitResult, run_kit
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
@@ -143,12 +143,31 @@ def _kit(name: str, plugin_args: list[str]) -> tuple[KitResult, Path]:
         code = 0 if report["verdict"] == "compliant" else 1
         return KitResult([f"(reused {saved})"], code, "", report, 0.0, saved.parent), html
     html.unlink(missing_ok=True)
-    result = run_kit(plugin_args, profile="quick", timeout=900, extra=[f"--rdq-html={html}"])
+    if name in SHARED:
+        result = _shared(name)
+        shutil.copyfile(result.cwd / "report.html", html)
+    else:
+        result = run_kit(plugin_args, profile="quick", timeout=900,
+                         extra=[f"--rdq-html={html}"])
     assert result.report is not None, result.describe()
     assert result.kit_tracebacks() == [], result.describe()
     (runs / f"{name}.json").write_text(json.dumps(result.report, ensure_ascii=False),
                                        encoding="utf-8")
     return result, html
+
+
+SHARED = ("memory",)
+"""Runs that tests/plugins_example/test_kit_runs.py makes too, with its checks
+(``_kit_runs.quick_run``, once per session for both)."""
+
+
+def _shared(name: str) -> KitResult:
+    from tests.plugins_example._kit_runs import quick_run
+
+    run = quick_run(name).run
+    assert run is not None, f"the quick run of {name} wrote no report"
+    return KitResult([f"(tests/plugins_example/_kit_runs.quick_run({name!r}))"],
+                     run.returncode, run.output, run.report, 0.0, run.work)
 
 
 @dataclass
@@ -195,12 +214,9 @@ def _example(name: str) -> dict[str, Any]:
     if os.environ.get(REUSE_ENV) and saved.is_file():
         report: dict[str, Any] = json.loads(saved.read_text(encoding="utf-8"))
     else:
-        from tests.plugins_example._kit_runs import quick_run
-
-        run = quick_run(name).run
-        assert run is not None, f"the quick run of {name} wrote no report"
-        assert kit_traceback_problems(run.output, base=run.work) == [], run.output[-4000:]
-        report = run.report
+        result = _shared(name)
+        assert result.kit_tracebacks() == [], result.describe()
+        report = result.report
     runs = ARTIFACTS / "runs"
     runs.mkdir(parents=True, exist_ok=True)
     (runs / f"{name}.json").write_text(json.dumps(report, ensure_ascii=False), encoding="utf-8")

@@ -47,6 +47,8 @@ class KitRun:
     """stdout and stderr of the run."""
     work: Path
     """The folder it ran in."""
+    returncode: int = 0
+    """Its exit status (-1: unknown, a run whose exit status failed the check)."""
 
 
 def run_kit(tmp_path: Path, *args: str, name: str = "run") -> KitRun:
@@ -265,8 +267,9 @@ def quick_run(plugin: str) -> ExampleRun:
             atexit.register(shutil.rmtree, tmp, True)
         shared = _QUICK[plugin] = ExampleRun(plugin)
         try:
-            checked_run(plugin, tmp, "--rdq-profile=quick", name="quick",
-                        made=lambda run: setattr(shared, "run", run))
+            # the HTML page too: the browser's report-page tests open memory's
+            checked_run(plugin, tmp, "--rdq-profile=quick", "--rdq-html=report.html",
+                        name="quick", made=lambda run: setattr(shared, "run", run))
         except _OUTCOMES as exc:
             shared.error = exc
             if shared.run is None:
@@ -278,7 +281,7 @@ def _unchecked(plugin: str, work: Path) -> KitRun | None:
     """The run's report when its exit status failed the check, else the run made without
     the server's sentinel or the checks (a plugin the site shows as not opened)."""
     report = work / "report.json"
-    output = ""
+    output, code = "", -1
     if not report.exists():
         args = ([f"--rdq-plugin={plugin}"] if plugin in SERVERS else
                 ["--rdq-plugin=stdio", "--rdq-testee", f"node {NODE_TESTEE}"] if plugin == "node"
@@ -286,9 +289,10 @@ def _unchecked(plugin: str, work: Path) -> KitRun | None:
         work.mkdir(parents=True, exist_ok=True)
         proc = subprocess.run(
             [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
-             "--rdq-profile=quick", "--rdq-report", str(report), *args],
+             "--rdq-profile=quick", "--rdq-html=report.html", "--rdq-report", str(report),
+             *args],
             cwd=work, capture_output=True, text=True, timeout=900)
-        output = proc.stdout + proc.stderr
+        output, code = proc.stdout + proc.stderr, proc.returncode
     if not report.exists():
         return None
-    return KitRun(json.loads(report.read_text(encoding="utf-8")), output, work)
+    return KitRun(json.loads(report.read_text(encoding="utf-8")), output, work, code)
