@@ -106,7 +106,22 @@ _COMMON = triggers_of(to_json(base_envelope()))
 """The triggers every example's envelope holds (a dotted header key): they order nothing."""
 
 
+_CARRIED: dict[int, tuple[object, frozenset[str]]] = {}
+"""id of a parameter value -> (the value, what it carries): a batch run's plugins share
+their parametrizations' values, which are looked at once (the value is kept, so that
+its id is not reused)."""
+
+
 def _values_carried(value: object) -> frozenset[str]:
+    known = _CARRIED.get(id(value))
+    if known is not None and known[0] is value:
+        return known[1]
+    found = _carried_by(value)
+    _CARRIED[id(value)] = (value, found)
+    return found
+
+
+def _carried_by(value: object) -> frozenset[str]:
     if isinstance(value, Envelope):
         try:
             return requirements_carried(to_json(value), envelope=True, common=_COMMON)

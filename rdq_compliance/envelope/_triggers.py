@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -60,6 +61,9 @@ def _size(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
+_ASTRAL = re.compile("[\U00010000-\U0010FFFF]")
+
+
 def triggers_of(doc: object) -> frozenset[str]:
     """The value classes (:data:`TRIGGERS`) present in the canonical JSON ``doc`` of an
     envelope; nothing for what is not a JSON object (a repr the kit could not encode)."""
@@ -72,7 +76,7 @@ def triggers_of(doc: object) -> frozenset[str]:
         if isinstance(v, str):
             if "\x00" in v:
                 found.add("nul")
-            if any(ord(c) > 0xFFFF for c in v):
+            if _ASTRAL.search(v):
                 found.add("astral")
             if kind == "key" and ("." in v or v.startswith("$")):
                 found.add("dotted-key")

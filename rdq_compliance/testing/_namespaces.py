@@ -18,6 +18,7 @@ closed under them, and close it when the lane ends.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import secrets
 import threading
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from ..envelope._clauses import clauses_for_pointer
 from ..envelope._diff import diff
 from ..envelope._difference import format_diff
+from ..envelope._ids import id_from_int
 from ..envelope._model import Envelope
 from ..envelope._validate import validate
 from ..storage._protocol import NAMESPACE_PATTERN, StorageError
@@ -195,6 +197,7 @@ class Namespace:
                                              expected=expected, actual=got),
             )
         differences = diff(expected, got)
+        earlier = self.written.get(id, [])[:-1]
         if differences:
             # One line per difference, at most 20, then one "… and N more" (format_diff's
             # own would be a 21st line, tagged with the clause of a difference not shown).
@@ -206,9 +209,32 @@ class Namespace:
                 detail="\n".join(lines),
                 envelopes=(expected,),
                 symptom=symptom_of(differences[0], clauses_for_pointer(differences[0]), lines,
-                                   expected=expected, actual=got,
-                                   earlier=self.written.get(id, [])[:-1]),
+                                   expected=expected, actual=got, earlier=earlier,
+                                   rewrite_ignored=self._rewrite_ignored(expected, got, earlier)),
             )
+
+    def _rewrite_ignored(
+        self, expected: Envelope, got: Envelope, earlier: list[Envelope]
+    ) -> bool | None:
+        """An earlier version of the id came back: was the rewrite ignored, or does the
+        store turn the latest version into the earlier one (trimming "m " to "m")? A
+        probe tells: the latest version written once under a fresh id and read back. As
+        written: the store keeps it, so the rewrite was ignored (RDQ-ST-001); as the
+        earlier one: the store changes it. None when no earlier version came back or the
+        probe tells nothing (the failure is judged already: this only names its cause)."""
+        if not any(e == got for e in earlier):
+            return None
+        probe = dataclasses.replace(expected, id=id_from_int(secrets.randbits(80)))
+        runtime = self.rdq.runtime  # straight to the guard: a probe never fails the test
+        try:
+            if runtime.call("probe write", self.adapter.write, private_copy(probe)) is not None:
+                return None
+            back = runtime.call("probe read", self.adapter.read, probe.id)
+        except Exception:  # a refusal, a hang, an exception: the probe tells nothing
+            return None
+        if back == probe:
+            return True
+        return False if isinstance(back, Envelope) and back.id == probe.id else None
 
     def _semantic_symptom(self, id: str, summary: str, *, found: bool) -> Symptom | None:
         difference = self._owner.semantics(self.name, id, found=found)

@@ -63,7 +63,7 @@ def _reordered(expected: Envelope, actual: Envelope) -> bool:
 def symptom_of(
     first: Difference, clause: str, diff_lines: list[str], *,
     expected: Envelope | None = None, actual: Envelope | None = None,
-    earlier: Sequence[Envelope] = (),
+    earlier: Sequence[Envelope] = (), rewrite_ignored: bool | None = None,
 ) -> Symptom:
     """The symptom of a failed round trip whose first difference is ``first``; with
     the envelopes written and read, attempts that merely moved are one ``reordered``
@@ -75,7 +75,11 @@ def symptom_of(
     # rewrite added: a store that loses fields reads back the same (a missing difference).
     # And unless the rewrite changed one kind of thing only: a store that mangles it may
     # read back exactly the earlier version ("m " stripped to "m", "" read as null).
-    if (isinstance(actual, Envelope) and difference_class(first) != "missing"
+    # ``rewrite_ignored``: what a probe found (``Namespace._rewrite_ignored``), which
+    # decides where it found anything.
+    if rewrite_ignored is True or (
+            rewrite_ignored is None
+            and isinstance(actual, Envelope) and difference_class(first) != "missing"
             and any(e is not expected and e == actual for e in earlier)
             and expected is not None
             and len({difference_class(d) for d in diff(expected, actual)}) >= 2):
