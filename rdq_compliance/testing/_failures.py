@@ -11,6 +11,7 @@ plugin did in a failure message.
 from __future__ import annotations
 
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -19,6 +20,7 @@ import pluggy
 from ..envelope._codec import encode, to_json
 from ..envelope._codes import CODE_CLAUSES, ViolationCode
 from ..envelope._model import Envelope
+from ..envelope._violations import Violation
 from ..reporting._causes import Symptom
 from ..storage._protocol import ErrorCode, StorageError
 
@@ -35,6 +37,7 @@ __all__ = [
     "format_plugin_traceback",
     "is_c17",
     "pretty",
+    "violation_lines",
 ]
 
 C17_CODES: frozenset[str] = frozenset(code.value for code in ErrorCode)
@@ -103,6 +106,13 @@ def clauses_of(code: ViolationCode) -> str:
     """The clauses a violation code breaks, space-separated ("" for a code the core
     does not map)."""
     return " ".join(CODE_CLAUSES.get(code, ((), ""))[0])
+
+
+def violation_lines(violations: Sequence[Violation]) -> list[str]:
+    """One line per violation, at most 20, each tagged with the clauses it breaks: how
+    an invalid envelope read is shown (an adapter's model or a testee's wire JSON)."""
+    return [f"  {v.pointer or '/'}: {v.code} [{clauses_of(v.code)}]: {v.message}"
+            for v in violations[:20]]
 
 
 _KIT_DIR = str(Path(__file__).resolve().parent.parent)

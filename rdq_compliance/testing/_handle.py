@@ -36,6 +36,7 @@ from ._failures import (
     format_plugin_traceback,
     is_c17,
     pretty,
+    violation_lines,
 )
 from ._namespaces import Namespace, Namespaces
 from ._runtime import PluginRuntime
@@ -235,8 +236,7 @@ class Rdq:
                     "RDQ-RT-004: what a plugin returns is a valid envelope in exact form "
                     f"(canonical wire JSON for testees); clauses broken: {' '.join(clauses)}"
                 )
-                lines = [f"  {v.pointer or '/'}: {v.code} [{clauses_of(v.code)}]: {v.message}"
-                         for v in violations[:20]]
+                lines = violation_lines(violations)
                 document = getattr(err, "document", None)
                 written = next(iter(envelopes), None)
                 symptom = symptom_of_violation(

@@ -42,6 +42,7 @@ from ._failures import (
     describe_storage_error,
     format_plugin_traceback,
     pretty,
+    violation_lines,
 )
 from ._symptoms import symptom_of, symptom_of_semantics, symptom_of_violation
 
@@ -183,10 +184,7 @@ class Namespace:
             rdq.fail(f"{op} returned a value the kit cannot check: {type(exc).__name__}: {exc}",
                      envelopes=(expected,))
         if violations:
-            lines = []
-            for v in violations[:20]:
-                lines.append(f"  {v.pointer or '/'}: {v.code} [{clauses_of(v.code)}]: "
-                             f"{v.message}")
+            lines = violation_lines(violations)
             first = violations[0]
             rdq.fail(
                 f"{op} returned an invalid envelope (RDQ-RT-004: what a plugin returns is a "
