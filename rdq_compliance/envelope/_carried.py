@@ -27,7 +27,6 @@ _ATTEMPT = frozenset(ATTEMPT_FIELDS)
 _ERROR = frozenset(ERROR_FIELDS)
 
 _TIMESTAMPS = ("created_at", "next_attempt_at", "lease_expires_at")
-_EMPTY: tuple[object, ...] = ("", {}, [])
 
 
 def _empties(value: Any, ptr: str) -> Iterator[str]:
