@@ -14,8 +14,14 @@ that returns counters as ``Decimal`` (every read) fails first the exact-types ex
 whose instants are whole seconds, and one that cuts timestamps passes it and fails
 RDQ-RT-007 first: ``-x`` stops on the defect's own requirement.
 
-Where a defect still reaches another requirement's test first (a store refusing
-dotted header keys, which every envelope holds), :class:`StopOnCause` runs the
+What every envelope holds cannot order anything: an instant, an envelope_version, the
+dotted header key of the base envelope. Defects in those (instants shifted, the version
+stamped on read, dotted keys refused) would fail whichever test runs first; the narrow
+examples (``@requirement(..., narrow=True)``) run before all others and each judges only
+its own requirement's differences (the diagnosis table's), so that each such defect fails
+its own narrow example first; RDQ-RT-001 judges the same envelopes whole, later.
+
+Where a defect still reaches another requirement's test first, :class:`StopOnCause` runs the
 diagnosed requirement's pending tests before the run stops, and that first failure
 reads "explained by cause 1". A refused envelope that held several triggers names
 several candidates; their tests run in turn until one fails.
@@ -43,7 +49,7 @@ from ._schedule import SLOW, cost
 
 __all__ = [
     "SUITE_MODULE_PREFIX", "StopOnCause", "carried", "cost_rank", "examples_first", "is_kit_test",
-    "item_rank", "longest_first", "specificity",
+    "is_narrow", "item_rank", "longest_first", "specificity",
 ]
 
 SUITE_MODULE_PREFIX = "rdq_compliance.suites."
@@ -65,6 +71,13 @@ def _marker(item: pytest.Item) -> pytest.Mark | None:
 def _requirement_id(item: pytest.Item) -> str | None:
     mark = _marker(item)
     return str(mark.args[0]) if mark is not None and mark.args else None
+
+
+def is_narrow(item: pytest.Item) -> bool:
+    """A narrow example (``@requirement(..., narrow=True)``): it judges only its own
+    requirement's differences and runs before every other test."""
+    mark = _marker(item)
+    return mark is not None and bool(mark.kwargs.get("narrow"))
 
 
 def cost_rank(item: pytest.Item) -> int:
@@ -173,7 +186,8 @@ def examples_first(items: list[pytest.Item]) -> None:
     before the generated properties (up to seconds each), so that ``-x`` stops at the
     first defect a fixed example shows without waiting for the searches; in each half,
     in the order of the diagnosis table (:func:`item_rank`)."""
-    _reorder_kit_items(items, lambda item: (_is_generated(item), *item_rank(item)))
+    _reorder_kit_items(
+        items, lambda item: (_is_generated(item), not is_narrow(item), *item_rank(item)))
 
 
 def longest_first(items: list[pytest.Item]) -> None:
@@ -187,7 +201,7 @@ def longest_first(items: list[pytest.Item]) -> None:
     machine last, one worker ran it alone while the other sat idle."""
     _reorder_kit_items(
         items,
-        lambda item: ((cost_rank(item) + 1) % 4,
+        lambda item: ((cost_rank(item) + 1) % 4, not is_narrow(item),
                       item_rank(item) if cost_rank(item) == _EXAMPLE else ((), 0, 0)),
     )
 

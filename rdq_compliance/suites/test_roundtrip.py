@@ -23,6 +23,7 @@ from rdq_compliance.strategies import (
     ids,
     payloads,
 )
+from rdq_compliance.suites._first_looks import FIRST_LOOKS, first_look
 from rdq_compliance.suites._long_values import (
     LONG_FIELDS,
     describe,
@@ -63,6 +64,14 @@ def test_generated_envelopes_roundtrip(rdq: Rdq) -> None:
         ns.roundtrip(env)
 
     rdq.for_all(roundtrip, env=envelopes(extremes=_EXTREMES[rdq.profile]))
+
+
+@requirement("RDQ-RT-001")
+@pytest.mark.parametrize("env", list(FIRST_LOOKS.values()), ids=list(FIRST_LOOKS))
+def test_first_looks_roundtrip_whole(rdq: Rdq, env: Envelope) -> None:
+    """RDQ-RT-001 (C3–C10, C12): the narrow examples' envelopes (``_first_looks``) come
+    back whole: every difference judged, whichever requirement the table gives it."""
+    rdq.namespace().roundtrip(env)
 
 
 @requirement("RDQ-RT-002")
@@ -153,16 +162,7 @@ def _type_cases() -> dict[str, Envelope]:
         Attempt(attempt_no=MAX_KNOWN_INT, started_at=LAST_INSTANT, finished_at=EPOCH,
                 outcome=Outcome.RETRYABLE_FAILURE, error=ErrorInfo(type="", message="")),
     )
-    whole = T0.replace(hour=0, minute=0, second=0, microsecond=0)
     return {
-        # First: a plain envelope with instants at midnight (exact in seconds and in
-        # float days), so that a store returning other Python types fails here before
-        # the tests whose values it also mangles.
-        "plain": base_envelope(
-            4, created_at=whole, next_attempt_at=whole, headers={"traceparent": "00-4bf9-01"},
-            attempts=(Attempt(attempt_no=1, started_at=whole, finished_at=whole,
-                              outcome=Outcome.SUCCESS),),
-        ),
         # IN_FLIGHT: the only status with a lease; base64 with '+', '/' and padding.
         "every-field-set": base_envelope(
             4, status=Status.IN_FLIGHT, lease_expires_at=T0, payload=bytes(range(256)),
@@ -189,6 +189,16 @@ def _type_cases() -> dict[str, Envelope]:
 
 
 _TYPE_CASES = _type_cases()
+
+
+@requirement("RDQ-RT-004", narrow=True)
+def test_plain_envelope_comes_back_in_exact_form(rdq: Rdq) -> None:
+    """RDQ-RT-004 (C3, C7, C11): a plain envelope comes back as an exact model (canonical
+    wire JSON through the stdio bridge: base64 with '+', '/' and padding). The first
+    test of a run, judged only by exact form: a store returning other Python types fails
+    here; a difference the diagnosis table gives another requirement is left to that
+    requirement's tests and to RDQ-RT-001 (``_first_looks``)."""
+    rdq.namespace().roundtrip(first_look("exact-form"))
 
 
 @requirement("RDQ-RT-004")
@@ -366,6 +376,14 @@ _HEADERS: dict[str, dict[str, str]] = {
     "empty-value": {"k": ""},
     "spaces": {" k ": " v ", "\t": "\n"},
 }
+
+
+@requirement("RDQ-RT-009", narrow=True)
+def test_dotted_header_keys_come_back(rdq: Rdq) -> None:
+    """RDQ-RT-009 (C8): dotted and rdq. header keys come back, judged only by the
+    headers: the base envelope of most tests holds one (rdq.source), so a store refusing
+    them fails here, before any other test (``_first_looks``)."""
+    rdq.namespace().roundtrip(first_look("dotted-keys"))
 
 
 @requirement("RDQ-RT-009")

@@ -13,11 +13,23 @@ import pytest
 
 from rdq_compliance import Envelope, ErrorCode
 from rdq_compliance.strategies import envelopes, envelopes_of_other_versions
+from rdq_compliance.suites._first_looks import first_look
 from rdq_compliance.testing import Namespace, Rdq, base_envelope, requirement
 
 #: The envelope versions the kit can generate and check.
 KIT_VERSIONS = (1,)
 _ALL_CODES = frozenset(c.value for c in ErrorCode)
+
+
+@requirement("RDQ-VER-001", narrow=True)
+def test_version_one_is_kept(rdq: Rdq) -> None:
+    """RDQ-VER-001 (C16): a plain v1 envelope comes back as version 1, judged only by
+    envelope_version: every envelope holds one, so a reader that stamps its own version
+    fails here, before any other test (``_first_looks``)."""
+    if 1 not in rdq.info.envelope_versions:
+        rdq.not_applicable(f"plugin declares envelope versions "
+                           f"{sorted(rdq.info.envelope_versions)}, not 1")
+    rdq.namespace().roundtrip(first_look("version"))
 
 
 @requirement("RDQ-VER-001", kind="property")

@@ -54,6 +54,7 @@ class Context(Protocol):
     settings: KitSettings
     example: tuple[str, dict[str, Any]] | None
     on_check_failed: Callable[[CheckFailed], None] | None
+    judges: str | None
 
     @property
     def label(self) -> str: ...

@@ -38,6 +38,7 @@ from ._failures import (
     pretty,
     violation_lines,
 )
+from ._marker import MARKER
 from ._namespaces import Namespace, Namespaces
 from ._runtime import PluginRuntime
 from ._shared import shared_namespace
@@ -88,6 +89,12 @@ class Rdq:
     ) -> None:
         self.item = item
         self.requirement = requirement
+        get_marker = getattr(item, "get_closest_marker", None)  # a stand-in item has none
+        mark = get_marker(MARKER) if get_marker is not None else None
+        self.judges: str | None = (
+            requirement.id if mark is not None and mark.kwargs.get("narrow") else None)
+        """A narrow example's requirement (``@requirement(..., narrow=True)``): its reads
+        are judged only by the differences the diagnosis table gives it; None: whole."""
         self.runtime = runtime
         self.settings = settings
         self.example: tuple[str, dict[str, Any]] | None = None

@@ -2,7 +2,7 @@
 
 The pytest plugin reads the marker it sets (:data:`MARKER`): the ``rdq`` fixture needs
 it, the report counts the test towards the requirement, ``-k``/``-m`` select by the id,
-and the kit orders its tests from ``kind`` and ``slow``.
+and the kit orders its tests from ``kind``, ``slow`` and ``narrow``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ __all__ = ["KINDS", "MARKER", "requirement"]
 
 MARKER = "rdq_requirement"
 """The pytest marker ``@requirement`` sets: ``rdq_requirement(id, kind=..., slow=...,
-carries=...)``."""
+carries=..., narrow=...)``."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -26,7 +26,8 @@ KINDS = ("example", "property", "machine")
 
 
 def requirement(
-    id: str, *, kind: str = "example", slow: bool = False, carries: Sequence[str] = ()
+    id: str, *, kind: str = "example", slow: bool = False, carries: Sequence[str] = (),
+    narrow: bool = False,
 ) -> Callable[[F], F]:
     """Tag a kit test with the requirement it checks.
 
@@ -42,12 +43,22 @@ def requirement(
     ``carries``: ids of other requirements whose values the test writes on purpose
     (beyond what its parameters show): it runs after their tests, so that ``-x`` stops
     on a defect's own requirement first (``_pytest/_ordering``).
+    ``narrow``: a fixed example whose reads are judged only by the differences the
+    diagnosis table gives this requirement (and by any refusal, exception, hang or
+    missing envelope); it runs before every other test. For defects that every envelope
+    carries (instants shifted, the version stamped on read, dotted header keys refused),
+    which would otherwise fail whichever test runs first: each fails its own narrow
+    example first. Its envelopes must be judged whole by another test too (the kit's:
+    ``RDQ-RT-001``'s ``test_first_looks_roundtrip_whole``).
     """
     req = get_requirement(id)  # KeyError naming the known ids
     if req.retired:
         raise ValueError(f"requirement {id!r} is retired; no test may check it")
     if kind not in KINDS:
         raise ValueError(f"@requirement({id!r}, kind={kind!r}): expected one of {KINDS}")
+    if narrow and kind != "example":
+        raise ValueError(f"@requirement({id!r}, kind={kind!r}, narrow=True): only a fixed "
+                         "example can be narrow (kind='example')")
     if isinstance(carries, str):
         raise ValueError(f"@requirement({id!r}, carries={carries!r}): expected a tuple of "
                          f"requirement ids, e.g. carries=({carries!r},)")
@@ -70,6 +81,8 @@ def requirement(
             extra["slow"] = True
         if carries:
             extra["carries"] = tuple(carries)
+        if narrow:
+            extra["narrow"] = True
         marked: F = mark(id, **extra)(fn)
         return marked
 

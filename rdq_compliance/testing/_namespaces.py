@@ -26,6 +26,7 @@ from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from ..envelope._clauses import clauses_for_pointer
+from ..envelope._diagnosis import find_rule
 from ..envelope._diff import diff
 from ..envelope._difference import format_diff
 from ..envelope._ids import id_from_int
@@ -183,6 +184,9 @@ class Namespace:
             violations = []
             rdq.fail(f"{op} returned a value the kit cannot check: {type(exc).__name__}: {exc}",
                      envelopes=(expected,))
+        if violations and self.rdq.judges is not None:
+            violations = [v for v in violations if self._judged(symptom_of_violation(
+                v, clauses_of(v.code) or "C11", [], expected=expected, actual=got))]
         if violations:
             lines = violation_lines(violations)
             first = violations[0]
@@ -195,6 +199,9 @@ class Namespace:
                                              expected=expected, actual=got),
             )
         differences = diff(expected, got)
+        if self.rdq.judges is not None:
+            differences = [d for d in differences if self._judged(
+                symptom_of(d, clauses_for_pointer(d), []))]
         earlier = self.written.get(id, [])[:-1]
         if differences:
             # One line per difference, at most 20, then one "… and N more" (format_diff's
@@ -210,6 +217,13 @@ class Namespace:
                                    expected=expected, actual=got, earlier=earlier,
                                    rewrite_ignored=self._rewrite_ignored(expected, got, earlier)),
             )
+
+    def _judged(self, symptom: Symptom) -> bool:
+        """Whether a narrow example judges this difference: the diagnosis table gives it
+        the example's own requirement (``@requirement(..., narrow=True)``; the whole
+        envelope is another test's to judge)."""
+        rule = find_rule(symptom.pattern, symptom.difference)
+        return rule is not None and rule.requirement == self.rdq.judges
 
     def _rewrite_ignored(
         self, expected: Envelope, got: Envelope, earlier: list[Envelope]

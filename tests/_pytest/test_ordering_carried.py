@@ -12,7 +12,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from rdq_compliance import Attempt, Outcome
-from rdq_compliance._pytest._ordering import carried, examples_first, item_rank
+from rdq_compliance._pytest._ordering import carried, examples_first, item_rank, longest_first
 from rdq_compliance._pytest.kit import MARKER, SUITE_MODULE_PREFIX
 from rdq_compliance.envelope._carried import requirements_carried
 from rdq_compliance.envelope._codec import to_json
@@ -22,9 +22,10 @@ KIT_MODULE = SUITE_MODULE_PREFIX + "test_roundtrip"
 
 
 def item(name: str, requirement: str, params: dict[str, Any] | None = None,
-         carries: tuple[str, ...] = ()) -> Any:
+         carries: tuple[str, ...] = (), **more: Any) -> Any:
     fake = SimpleNamespace(name=name, module=SimpleNamespace(__name__=KIT_MODULE))
-    kwargs = {"carries": carries} if carries else {}
+    kwargs: dict[str, Any] = {"carries": carries} if carries else {}
+    kwargs.update(more)
     mark = SimpleNamespace(args=(requirement,), kwargs=kwargs)
     fake.get_closest_marker = lambda n: mark if n == MARKER else None
     if params is not None:
@@ -108,3 +109,28 @@ def test_a_value_at_two_limits_runs_after_the_tests_of_one() -> None:
     assert carried(items[1]) == {"RDQ-ST-005"}
     examples_first(items)
     assert [i.name for i in items] == ["st005", "tr001-stack", "tr003-at-limit"]
+
+
+def test_narrow_examples_run_before_every_other_test() -> None:
+    """What every envelope holds orders nothing (an instant, the version, the base
+    envelope's dotted header key): the narrow examples, each judging its own
+    requirement's differences only, run first, in table order; then the rest as
+    before. Under ``-n N`` too, among the examples."""
+    def items() -> list[Any]:
+        return [
+            item("rt007", "RDQ-RT-007", {"instant": T0}),
+            item("rt009-narrow", "RDQ-RT-009", narrow=True),
+            item("rt004-plain", "RDQ-RT-004", {"env": PLAIN}),
+            item("ver001-narrow", "RDQ-VER-001", narrow=True),
+            item("rt001-twin", "RDQ-RT-001", {"env": PLAIN}),
+            item("rt004-narrow", "RDQ-RT-004", narrow=True),
+            item("rt004-property", "RDQ-RT-004", kind="property"),
+        ]
+    ordered = items()
+    examples_first(ordered)
+    assert [i.name for i in ordered] == [
+        "rt004-narrow", "rt009-narrow", "ver001-narrow", "rt004-plain", "rt007",
+        "rt001-twin", "rt004-property"]
+    spread = items()
+    longest_first(spread)
+    assert [i.name for i in spread][:3] == ["rt004-narrow", "rt009-narrow", "ver001-narrow"]

@@ -32,3 +32,18 @@ def test_a_bad_carries_fails_at_definition_time(
 ) -> None:
     with pytest.raises(error, match=words):
         requirement("RDQ-UF-001", carries=carries)  # type: ignore[arg-type]
+
+
+def test_narrow_is_recorded_and_only_for_examples() -> None:
+    def narrow() -> None:
+        """RDQ-UF-001 (C10): a stand-in test body."""
+
+    def whole() -> None:
+        """RDQ-UF-001 (C10): a stand-in test body."""
+
+    marks = requirement("RDQ-UF-001", narrow=True)(narrow).pytestmark  # type: ignore[attr-defined]
+    assert [m.kwargs.get("narrow") for m in marks if m.name == MARKER] == [True]
+    marks = requirement("RDQ-UF-001")(whole).pytestmark  # type: ignore[attr-defined]
+    assert [m.kwargs.get("narrow") for m in marks if m.name == MARKER] == [None]
+    with pytest.raises(ValueError, match="only a fixed example can be narrow"):
+        requirement("RDQ-UF-001", kind="property", narrow=True)
