@@ -81,7 +81,8 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     _r("RDQ-RT-010", MUST, "roundtrip", ("C9",),
        'null, "", {} and [] stay four different values'),
     _r("RDQ-RT-011", MUST, "roundtrip", ("C4", "C8", "C2"),
-       "Long values: every free-text field and header key and value at the lengths of "
+       "Long values: every free-text field (error.detail and unknown fields at every "
+       "level included), header key and value and unknown field name at the lengths of "
        "common column limits (255 to 16,384 bytes, ASCII and multi-byte), and 1,000+ "
        "headers, round-trip unchanged"),
     # truncation
@@ -94,11 +95,12 @@ REQUIREMENTS: tuple[Requirement, ...] = (
        "Values under the limit that merely end with the marker are stored unchanged"),
     # unknown fields
     _r("RDQ-UF-001", MUST, "unknown_fields", ("C10",),
-       "Unknown top-level fields of every JSON type come back unchanged"),
+       "Unknown top-level fields of every JSON type, 11,000 of them too, come back "
+       "unchanged"),
     _r("RDQ-UF-002", MUST, "unknown_fields", ("C10",),
-       "Unknown fields in attempt records come back unchanged"),
+       "Unknown fields in attempt records, 11,000 in one too, come back unchanged"),
     _r("RDQ-UF-003", MUST, "unknown_fields", ("C10",),
-       "Unknown fields in the error object come back unchanged"),
+       "Unknown fields in the error object, 11,000 of them too, come back unchanged"),
     _r("RDQ-UF-004", MUST, "unknown_fields", ("C10",),
        "payload_ref is preserved like any other unknown field"),
     _r("RDQ-UF-005", MUST, "unknown_fields", ("C5",),
@@ -125,7 +127,8 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     _r("RDQ-ST-004", MUST, "storage", ("C14",),
        "Dropping a namespace removes all of its data and nothing else"),
     _r("RDQ-ST-005", MUST, "storage", ("C2", "C17"),
-       "A valid envelope just under 1 MiB is accepted and round-trips"),
+       "A valid envelope just under 1 MiB is accepted and round-trips, its bulk in the "
+       "payload or in one text (unknown field, error.detail) at any level"),
     _r("RDQ-ST-006", MUST, "storage", ("C13", "C14"),
        "Random sequences of writes, rewrites, reads and drops across two namespaces agree "
        "with a plain model"),

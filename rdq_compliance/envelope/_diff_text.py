@@ -57,22 +57,39 @@ def _code_points(s: str, offset: int = 0) -> str:
     return f" ({shown}{more})"
 
 
+_KEY_CHARS = 60
+
+
+def _cut(s: str) -> str:
+    """``s``, or for a key longer than a line its start and its UTF-8 length: a key may
+    be 16 KiB long (C4), and a message line shows it whole nowhere."""
+    if len(s) <= _KEY_CHARS:
+        return s
+    return f"{s[:_KEY_CHARS - 1]}…[{len(s.encode('utf-8', 'surrogatepass')):,} bytes]"
+
+
 def show_text(s: object) -> str:
-    """A key or string for a message: ``repr``, then the code points when it holds
-    anything but printable ASCII: ``'Å' (U+212B)``, ``'Å' (U+0041 U+030A)``."""
+    """A key or string for a message: ``repr`` (a long one cut), then the code points
+    when it holds anything but printable ASCII: ``'Å' (U+212B)``, ``'Å' (U+0041 U+030A)``."""
     if not isinstance(s, str):
         return short_repr(s, _VALUE_CHARS)
-    return repr(s) + _code_points(s)
+    if len(s) <= _KEY_CHARS:
+        return repr(s) + _code_points(s)
+    return repr(s[:_KEY_CHARS - 1]) + _cut(s)[_KEY_CHARS - 1:] + _code_points(s[:_KEY_CHARS])
 
 
 def show_pointer(ptr: str) -> str:
-    """A pointer for a message, ``/`` for the root."""
+    """A pointer for a message, ``/`` for the root; a long token cut (:func:`_cut`)."""
+    tokens = ptr.split("/")[1:]
+    if any(len(t) > _KEY_CHARS for t in tokens):
+        ptr = "".join(f"/{_cut(t)}" for t in tokens)
+        tokens = [t[:_KEY_CHARS] for t in tokens]
     # Pointer tokens are raw keys: annotate each that is not plain ASCII as show_text
     # does keys, e.g. "/headers/Å (U+212B)".
     if ptr.isascii() and ptr.isprintable():
         return ptr or "/"
-    notes = [_code_points(token)[2:-1] for token in ptr.split("/")[1:] if _code_points(token)]
-    return f"{ptr} ({'; '.join(notes)})"
+    notes = [_code_points(token)[2:-1] for token in tokens if _code_points(token)]
+    return f"{ptr} ({'; '.join(notes)})" if notes else ptr
 
 
 def string_note(e: str, a: str) -> str:

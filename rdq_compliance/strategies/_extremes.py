@@ -45,7 +45,8 @@ NEAR_LIMIT_SLACK = 4_096
 DEEP_MIN, DEEP_MAX = 65, 400
 MANY_HEADERS_MIN, MANY_HEADERS_MAX = 1_000, 2_000
 LONG_FIELDS = ("header_key", "header_value", "handler_version", "payload_content_type",
-               "error_type", "unknown_field")
+               "error_type", "unknown_field", "unknown_field_key", "detail",
+               "attempt_unknown_field", "error_unknown_field")
 """The free-text fields a "lengths" draw makes long (one per draw, see long_texts)."""
 
 # Pairs of distinct strings equal after normalization: precomposed against
@@ -230,28 +231,41 @@ def _long_value(draw: st.DrawFn, env: Envelope, field: str, text: str) -> Envelo
         return dataclasses.replace(env, headers={**env.headers, key: text})
     if field == "unknown_field":
         return dataclasses.replace(env, extra={**env.extra, _free_key(env.extra, "x_long"): text})
+    if field == "unknown_field_key":  # 255+ bytes: never a known field's name
+        return dataclasses.replace(env, extra={**env.extra, text: draw(_SHORT_TEXTS)})
     if field == "handler_version":
         return dataclasses.replace(env, handler_version=text)
     if field == "payload_content_type":
         return dataclasses.replace(env, payload_content_type=text)
-    # error.type: an error that is not LEASE_EXPIRED's (whose type is fixed), or a new
-    # attempt carrying one (in place of the last when the history is at its 64 already).
+    # The others go into an attempt whose error is not LEASE_EXPIRED's (whose type is
+    # fixed), or a new attempt carrying one (in place of the last when the history is at
+    # its 64 already).
     history = list(env.attempts)
     free = [i for i, a in enumerate(history)
             if a.error is not None and a.outcome is not Outcome.LEASE_EXPIRED]
     if free:
         i = free[0]
-        error = history[i].error
-        assert error is not None
-        history[i] = dataclasses.replace(history[i], error=dataclasses.replace(error, type=text))
     else:
         attempt = Attempt(attempt_no=len(history) + 1, started_at=env.created_at,
                           finished_at=None, outcome=Outcome.RETRYABLE_FAILURE,
-                          error=ErrorInfo(type=text, message=""))
-        if len(history) >= 64:
-            history[-1] = attempt
-        else:
-            history.append(attempt)
+                          error=ErrorInfo(type="E", message=""))
+        i = min(len(history), 63)
+        history[i:i + 1] = [attempt]
+    attempt = history[i]
+    error = attempt.error
+    assert error is not None
+    if field == "attempt_unknown_field":
+        attempt = dataclasses.replace(
+            attempt, extra={**attempt.extra, _free_key(attempt.extra, "x_long"): text})
+    elif field == "error_unknown_field":
+        key = _free_key(error.extra, "x_long")
+        attempt = dataclasses.replace(attempt, error=dataclasses.replace(
+            error, extra={**error.extra, key: text}))
+    elif field == "detail":
+        attempt = dataclasses.replace(attempt, error=dataclasses.replace(error, detail=text))
+    else:  # error_type
+        attempt = dataclasses.replace(attempt, error=dataclasses.replace(error, type=text))
+    history[i] = attempt
     return dataclasses.replace(env, attempts=tuple(history))
 
 

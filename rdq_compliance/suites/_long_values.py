@@ -17,6 +17,7 @@ from rdq_compliance.testing import (
     Namespace,
     Rdq,
     base_envelope,
+    with_attempt,
     with_error,
 )
 
@@ -30,6 +31,12 @@ LONG_FIELDS = {
     "payload-content-type": "payload_content_type",
     "error-type": "error.type",
     "unknown-field": "an unknown field's string value",
+    "unknown-field-key": "an unknown field's name",
+    # The JSON-valued places below the top: a plugin often keeps each in a column of its
+    # own (an attempts table's `extra`, an error's `detail` TEXT), sized for the usual value.
+    "detail": "error.detail (a JSON string)",
+    "attempt-unknown-field": "an attempt's unknown field's string value",
+    "error-unknown-field": "an error's unknown field's string value",
 }
 # Printable ASCII without the space (a PAD SPACE column is another defect, RDQ-RT-006);
 # the 2-, 3- and 4-byte ranges of UTF-8 (astral included) for multi-byte text.
@@ -74,6 +81,14 @@ def with_long(field: str, text: str, n: int) -> Envelope:
         return base_envelope(n, payload_content_type=text)
     if field == "error-type":
         return with_error(base_envelope(n), type=text)
+    if field == "unknown-field-key":
+        return base_envelope(n, extra={text: "v", "x_short": "v"})
+    if field == "detail":
+        return with_error(base_envelope(n), detail=text)
+    if field == "attempt-unknown-field":
+        return with_attempt(base_envelope(n), extra={"x_long": text})
+    if field == "error-unknown-field":
+        return with_error(base_envelope(n), extra={"x_long": text})
     return base_envelope(n, extra={"x_long": text})
 
 

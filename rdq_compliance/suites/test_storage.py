@@ -25,6 +25,7 @@ from rdq_compliance import (
     validate,
 )
 from rdq_compliance.strategies import envelopes, ids
+from rdq_compliance.suites._long_values import with_long
 from rdq_compliance.suites._names import PAIRS, pair
 from rdq_compliance.testing import (
     T0,
@@ -136,6 +137,9 @@ def test_drop_removes_one_namespace_only(rdq: Rdq) -> None:
     again.roundtrip(only_a)
 
 
+_BELOW_TOP = ("detail", "attempt-unknown-field", "error-unknown-field")
+
+
 def _near_limit(n: int, kind: str) -> Envelope:
     """A valid envelope whose compact encoding is 1,040,000..1,048,576 bytes (C2)."""
     base = base_envelope(n, payload=b"")
@@ -150,9 +154,13 @@ def _near_limit(n: int, kind: str) -> Envelope:
     elif kind == "payload":
         k = ((MAX_ENVELOPE_BYTES - 2_000 - size0) // 4) * 3
         env = dataclasses.replace(base, payload=random.Random(n).randbytes(k))
-    else:  # multi-byte text in an unknown field: bytes, not characters, count
+    elif kind == "multibyte-text":  # in an unknown field: bytes, not characters, count
         room = MAX_ENVELOPE_BYTES - 2_000 - size0
         env = dataclasses.replace(base, extra={"x_big": "\u20ac\U0001f600" * (room // 7)})
+    else:  # multi-byte text below the top level (LONG_FIELDS: detail, unknown fields)
+        size0 = len(encode(dataclasses.replace(with_long(kind, "", n), payload=b"")).encode())
+        text = "\u20ac\U0001f600" * ((MAX_ENVELOPE_BYTES - 2_000 - size0) // 7)
+        env = dataclasses.replace(with_long(kind, text, n), payload=b"")
     size = len(encode(env).encode("utf-8"))
     assert 1_040_000 <= size <= MAX_ENVELOPE_BYTES, (kind, size)
     assert validate(env) == [], kind
@@ -160,10 +168,12 @@ def _near_limit(n: int, kind: str) -> Envelope:
 
 
 @requirement("RDQ-ST-005")
-@pytest.mark.parametrize("kind", ["payload", "multibyte-text", "exact-limit"])
+@pytest.mark.parametrize("kind", ["payload", "multibyte-text", "exact-limit", *_BELOW_TOP])
 def test_near_one_mib_envelope(rdq: Rdq, kind: str) -> None:
     """RDQ-ST-005 (C2, C17): a valid envelope whose compact encoding is just under (or
-    exactly) 1,048,576 bytes is accepted and round-trips."""
+    exactly) 1,048,576 bytes is accepted and round-trips: its bulk in the payload, in an
+    unknown field, or in error.detail or an unknown field of an attempt or of its error
+    (where a store keeping that part in a 64 KiB TEXT column of its own loses it)."""
     rdq.namespace().roundtrip(_near_limit(59, kind))
 
 

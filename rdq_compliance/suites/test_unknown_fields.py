@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from rdq_compliance import Envelope
 from rdq_compliance.strategies import ids, json_values, unknown_field_maps
+from rdq_compliance.suites._long_values import long_roundtrip, random_text
 from rdq_compliance.suites._strategies import envelopes_with_extras_everywhere
 from rdq_compliance.testing import (
     ATTEMPT_FIELDS,
@@ -108,6 +109,45 @@ def test_generated_error_unknown_fields(rdq: Rdq) -> None:
 
     rdq.for_all(roundtrip, budget="targeted",
                 extra=unknown_field_maps(forbidden_keys=ERROR_FIELDS, max_size=5))
+
+
+# Many unknown fields at one level: a store that keeps them one per row of a side table
+# (a key-value table inserted in one statement: SQLite binds at most 32,766 parameters,
+# 10,922 rows of three) or one per column (PostgreSQL: at most 1,600) loses or refuses
+# some; 11,000 goes past both. Short keys and values: the envelope stays far under 1 MiB,
+# but past 64 KiB, so the tests run after RDQ-ST-005's (a store capped at 64 KiB fails
+# that first).
+_MANY = (1_000, 11_000)
+_PAST_64K = ("RDQ-ST-005",)
+
+
+def _many_fields(count: int) -> dict[str, Any]:
+    values = random_text(count, 8 * count, multibyte=False)
+    return {f"x_u{i:05d}": values[8 * i:8 * i + 8] for i in range(count)}
+
+
+@requirement("RDQ-UF-001", carries=_PAST_64K)
+@pytest.mark.parametrize("count", _MANY)
+def test_many_top_level_unknown_fields(rdq: Rdq, count: int) -> None:
+    """RDQ-UF-001 (C10, C2): 1,000 and 11,000 unknown top-level fields come back."""
+    env = base_envelope(35, extra=_many_fields(count))
+    long_roundtrip(rdq, rdq.namespace(), env, f"an envelope with {count:,} unknown fields")
+
+
+@requirement("RDQ-UF-002", carries=_PAST_64K)
+@pytest.mark.parametrize("count", _MANY)
+def test_many_attempt_unknown_fields(rdq: Rdq, count: int) -> None:
+    """RDQ-UF-002 (C10, C2): 1,000 and 11,000 unknown fields of one attempt come back."""
+    env = with_attempt(base_envelope(36), extra=_many_fields(count))
+    long_roundtrip(rdq, rdq.namespace(), env, f"an attempt with {count:,} unknown fields")
+
+
+@requirement("RDQ-UF-003", carries=_PAST_64K)
+@pytest.mark.parametrize("count", _MANY)
+def test_many_error_unknown_fields(rdq: Rdq, count: int) -> None:
+    """RDQ-UF-003 (C10, C2): 1,000 and 11,000 unknown fields of one error come back."""
+    env = with_error(base_envelope(37), extra=_many_fields(count))
+    long_roundtrip(rdq, rdq.namespace(), env, f"an error with {count:,} unknown fields")
 
 
 @requirement("RDQ-UF-001", kind="property")

@@ -309,6 +309,21 @@ def test_look_alike_header_keys_print_apart() -> None:
     assert "(U+0041 U+030A)" in line
 
 
+@pytest.mark.parametrize("key", ["k" * 16_384, "\u00e9\U0001f600" * 3_000])
+def test_a_long_key_is_cut_in_every_line(key: str) -> None:
+    """A header key or unknown field name may be 16 KiB long (C4): a line names it by its
+    start and its UTF-8 length, in the pointer and in the note, and stays short."""
+    size = f"[{len(key.encode()):,} bytes]"
+    for written, returned in (
+        (_env(headers={key: "v"}), _env(headers={})),
+        (_env(extra={key: 1}), _env()),
+        (_env(extra={"x": {key: 1}}), _env(extra={"x": {}})),
+    ):
+        (line,) = format_diff(diff(written, returned)).splitlines()
+        assert len(line) < 600 and line.count(size) == 2, line[:300]
+        assert key[:40] in line
+
+
 def test_look_alike_values_and_unknown_keys_print_apart() -> None:
     """C4/C10: strings and keys inside unknown fields show their code points too."""
     written = _env(extra={"k": {"\u00c5": "\u00c5"}})

@@ -610,6 +610,30 @@ class DropUnknownError(DocStorage):
     on_write = staticmethod(_drop_unknown(ERROR_FIELDS))  # type: ignore[assignment]
 
 
+@mutant("unknown_fields_one_insert", "unknown fields as rows of a key-value side table, all "
+        "inserted by one statement (SQLite binds at most 32,766 parameters: 10,922 rows of "
+        "three)", "refuses an object with more than 10,922 unknown fields", M + "UF-001",
+        M + "UF-002", M + "UF-003")
+class UnknownFieldsOneInsert(DocStorage):
+    def admit(self, env: Envelope) -> None:
+        objects: list[Mapping[str, Any]] = [env.extra]
+        for a in env.attempts:
+            objects += [a.extra] if a.error is None else [a.extra, a.error.extra]
+        if any(3 * len(extra) > 32_766 for extra in objects):
+            raise StorageError(ErrorCode.INTERNAL, "too many SQL variables")
+
+
+@mutant("unknown_name_varchar_255", "unknown fields as rows of a side table whose `name` "
+        "column is VARCHAR(255) (MySQL, non-strict sql_mode)", "cuts unknown field names "
+        "to 255 bytes", R + "011")
+class UnknownNameVarchar255(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        for obj, known in list(walk_docs(doc)):
+            for key in [k for k in obj if k not in known and len(k.encode("utf-8")) > 255]:
+                obj[cut_utf8(key, 255)] = obj.pop(key)
+        return doc
+
+
 @mutant("drop_payload_ref", "a plugin that 'knows' payload_ref is reserved and unused in v1",
         "discards payload_ref", M + "UF-004")
 class DropPayloadRef(DocStorage):
@@ -857,6 +881,54 @@ class MysqlText64k(DocStorage):
         size = len(encode(env).encode("utf-8"))
         if size > 65_535:
             raise StorageError(ErrorCode.PAYLOAD_TOO_LARGE, f"{size} bytes > TEXT (65535)")
+
+
+def _json_chars(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+
+
+@mutant("detail_text_64k", "error.detail in a MySQL TEXT column of its own (65,535 bytes), "
+        "strict sql_mode", "refuses envelopes whose error.detail is over 64 KiB (an "
+        "envelope of 1 MiB may hold one)", M + "ST-005")
+class DetailText64k(DocStorage):
+    def admit(self, env: Envelope) -> None:
+        for a in env.attempts:
+            if a.error is not None and a.error.detail is not None:
+                size = len(json.dumps(a.error.detail, ensure_ascii=False).encode("utf-8"))
+                if size > 65_535:
+                    raise StorageError(ErrorCode.INTERNAL,
+                                       "Data too long for column 'detail' at row 1")
+
+
+@mutant("attempt_extra_varchar_16383", "an attempts table whose `extra` JSON column is "
+        "VARCHAR(16383) (MySQL utf8mb4 row limit), non-strict sql_mode: longer JSON is cut "
+        "and the reader skips what no longer parses", "drops an attempt's unknown fields "
+        "once their JSON is over 16,383 characters", R + "011", M + "ST-005", M + "UF-002")
+class AttemptExtraVarchar16383(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        for attempt in doc["attempts"]:
+            extra = [k for k in attempt if k not in ATTEMPT_FIELDS]
+            if _json_chars({k: attempt[k] for k in extra}) > 16_383:
+                for k in extra:
+                    del attempt[k]
+        return doc
+
+
+@mutant("error_extra_text_64k", "a Go error struct with `Extra json.RawMessage` kept in a "
+        "TEXT column (65,535 bytes), non-strict sql_mode", "drops an error's unknown fields "
+        "once their JSON is over 64 KiB", M + "ST-005", M + "UF-003")
+class ErrorExtraText64k(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        for attempt in doc["attempts"]:
+            error = attempt.get("error")
+            if not isinstance(error, dict):
+                continue
+            extra = [k for k in error if k not in ERROR_FIELDS]
+            if len(json.dumps({k: error[k] for k in extra}, ensure_ascii=False)
+                   .encode("utf-8")) > 65_535:
+                for k in extra:
+                    del error[k]
+        return doc
 
 
 # -- namespace names (C14), eviction and aliasing (C13a) ------------------------------------
