@@ -883,8 +883,14 @@ class MysqlText64k(DocStorage):
             raise StorageError(ErrorCode.PAYLOAD_TOO_LARGE, f"{size} bytes > TEXT (65535)")
 
 
-def _json_chars(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+def _drop_extra_over(obj: Obj, known: frozenset[str], limit: int,
+                     size: Callable[[Any], int]) -> None:
+    """A column of ``limit`` holding ``obj``'s unknown fields as one JSON text: longer
+    text is cut, the reader skips what no longer parses, and the fields are gone."""
+    extra = {k: v for k, v in obj.items() if k not in known}
+    if size(extra) > limit:
+        for k in extra:
+            del obj[k]
 
 
 @mutant("detail_text_64k", "error.detail in a MySQL TEXT column of its own (65,535 bytes), "
@@ -907,10 +913,7 @@ class DetailText64k(DocStorage):
 class AttemptExtraVarchar16383(DocStorage):
     def on_write(self, doc: Obj) -> Obj:
         for attempt in doc["attempts"]:
-            extra = [k for k in attempt if k not in ATTEMPT_FIELDS]
-            if _json_chars({k: attempt[k] for k in extra}) > 16_383:
-                for k in extra:
-                    del attempt[k]
+            _drop_extra_over(attempt, ATTEMPT_FIELDS, 16_383, lambda v: len(dumps(v)))
         return doc
 
 
@@ -920,14 +923,9 @@ class AttemptExtraVarchar16383(DocStorage):
 class ErrorExtraText64k(DocStorage):
     def on_write(self, doc: Obj) -> Obj:
         for attempt in doc["attempts"]:
-            error = attempt.get("error")
-            if not isinstance(error, dict):
-                continue
-            extra = [k for k in error if k not in ERROR_FIELDS]
-            if len(json.dumps({k: error[k] for k in extra}, ensure_ascii=False)
-                   .encode("utf-8")) > 65_535:
-                for k in extra:
-                    del error[k]
+            if isinstance(attempt.get("error"), dict):
+                _drop_extra_over(attempt["error"], ERROR_FIELDS, 65_535,
+                                 lambda v: len(dumps(v).encode("utf-8")))
         return doc
 
 
