@@ -117,7 +117,7 @@ def violation_lines(violations: Sequence[Violation]) -> list[str]:
 
 _KIT_DIR = str(Path(__file__).resolve().parent.parent)
 _PLUGGY_DIR = str(Path(pluggy.__file__).resolve().parent)
-# The guard's worker thread (_runner._Job.run) is where a plugin's traceback starts.
+# The guard's worker thread (_runner._run) is where a plugin's traceback starts.
 _GUARD_FILE = str(Path(__file__).with_name("_runner.py"))
 
 

@@ -80,6 +80,34 @@ class Guard:
         self.lane = threading.local()
         """``lane.runner``: the worker of a kit thread of the concurrency suite (C18, see
         ``_lanes``); unset, calls go to the plugin's one worker thread."""
+        self._idle_lanes: dict[int, Runner] = {}
+        """Lane workers between two runs of lanes, by lane index: the next run's lane of
+        that index reuses it (a worker is a thread start saved per lane and run)."""
+        self._idle_lock = threading.Lock()
+
+    def lane_runner(self, index: int) -> Runner:
+        """A worker for lane ``index``: the idle one of that index, else a new one."""
+        with self._idle_lock:
+            runner = self._idle_lanes.pop(index, None)
+        return runner or Runner(f"rdq-plugin-{self.label}-lane{index}")
+
+    def lane_ended(self, index: int, runner: Runner) -> None:
+        """Lane ``index`` ended: keep its worker for the next run of lanes. An abandoned
+        one (a call that was never answered) is not kept: it ends with its late call."""
+        if runner.abandoned:
+            return
+        with self._idle_lock:
+            previous = self._idle_lanes.get(index)
+            self._idle_lanes[index] = runner
+        if previous is not None:  # pragma: no cover - one lane of an index at a time
+            previous.stop()
+
+    def stop_workers(self) -> None:
+        """Stop the plugin's worker and the idle lane workers (at session end)."""
+        with self._idle_lock:
+            idle, self._idle_lanes = list(self._idle_lanes.values()), {}
+        for runner in (self._runner, *idle):
+            runner.stop()
 
     def call(self, operation: str, fn: Callable[..., Any], *args: Any) -> Any:
         """Run one plugin operation under the timeout.

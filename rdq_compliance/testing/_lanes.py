@@ -3,7 +3,9 @@
 The guard normally runs every call of a plugin on its one worker thread. Only for a
 plugin that declares ``concurrent`` does the concurrency suite start *lanes*: each
 lane is a kit thread bound to a worker of its own (``PluginRuntime.lane``), so each
-of its calls keeps the ``--rdq-timeout`` deadline while the lanes' calls overlap.
+of its calls keeps the ``--rdq-timeout`` deadline while the lanes' calls overlap; a
+lane's worker is kept for the next run's lane of that index unless a call of it was
+never answered (``Guard.lane_runner``).
 The lanes start together at a barrier; the first failure stops the others and is
 raised in the test's thread.
 """
@@ -16,7 +18,6 @@ from collections.abc import Callable, Sequence
 
 from ._failures import CheckFailed, OperationHung
 from ._guard import CouldNotRun
-from ._runner import Runner
 from ._runtime import PluginRuntime
 
 __all__ = ["Lane", "now_ns", "run_lanes"]
@@ -62,7 +63,7 @@ def run_lanes(runtime: PluginRuntime, bodies: Sequence[Callable[[Lane], None]],
 
     def main(i: int) -> None:
         __tracebackhide__ = True  # a lane's failure shows the check's frames, not these
-        runner = Runner(f"rdq-plugin-{runtime.label}-lane{i}")
+        runner = runtime.lane_runner(i)
         runtime.lane.runner = runner
         try:
             barrier.wait(_START_TIMEOUT)
@@ -80,7 +81,7 @@ def run_lanes(runtime: PluginRuntime, bodies: Sequence[Callable[[Lane], None]],
                 errors[i] = errors[i] or exc
                 stop.set()
             runtime.lane.runner = None
-            runner.stop()
+            runtime.lane_ended(i, runner)
 
     threads = [
         threading.Thread(target=main, args=(i,), name=f"rdq-lane-{i}", daemon=True)

@@ -261,7 +261,7 @@ class PluginRuntime(Guard):
                 self.call("storage.close()", storage.close)
             except (OperationHung, PluginFault, CouldNotRun) as exc:
                 self.notes.append(f"storage.close() failed: {exc}")
-        self._runner.stop()
+        self.stop_workers()
         note = self.left_behind_note()
         if note is not None:
             self.notes.append(note)

@@ -128,6 +128,56 @@ def test_the_first_check_failure_of_a_lane_is_raised(runtime: PluginRuntime) -> 
         run_lanes(runtime, [body] * 3)
 
 
+def _workers(runtime: PluginRuntime, count: int, answer: Any = "ok") -> list[threading.Thread]:
+    """Run ``count`` lanes once; the worker thread (the object) each lane's call ran on,
+    by lane index. Each call answers ``(answer, lane index)``: a lane must get its own."""
+    seen: list[threading.Thread | None] = [None] * count
+
+    def body(lane: Lane) -> None:
+        def where(i: int) -> tuple[Any, int]:
+            seen[i] = threading.current_thread()
+            return answer, i
+
+        assert runtime.call("fake.where()", where, lane.index) == (answer, lane.index)
+
+    run_lanes(runtime, [body] * count)
+    assert all(t is not None for t in seen)
+    return seen  # type: ignore[return-value]
+
+
+def test_lane_workers_are_kept_for_the_next_run_of_lanes(runtime: PluginRuntime) -> None:
+    first = _workers(runtime, 3)
+    assert len(set(first)) == 3 and threading.main_thread() not in first
+    assert _workers(runtime, 3) == first  # the same threads, lane by lane
+    more = _workers(runtime, 4)
+    assert more[:3] == first and more[3] not in first
+    runtime.close()  # the idle lane workers end with the plugin's own worker
+    for thread in more:
+        thread.join(5)
+        assert not thread.is_alive()
+
+
+def test_a_lane_worker_whose_call_hung_is_never_reused(runtime: PluginRuntime,
+                                                       fake: Storage) -> None:
+    first = _workers(runtime, 3)
+    hung: list[threading.Thread] = []
+
+    def body(lane: Lane) -> None:
+        if lane.index == 1:
+            hung.append(threading.current_thread())  # the lane's own thread, not its worker
+            runtime.call("fake.call()", lambda: (fake.hang.set(), fake.call())[1])
+
+    with pytest.raises(OperationHung):
+        run_lanes(runtime, [body] * 3)
+    fake.release.set()  # the late answer ("ok") arrives now, on lane 1's old worker
+    first[1].join(5)
+    assert not first[1].is_alive()  # the stop queued after the timeout ended it
+    fake.hang.clear()
+    runtime.ensure_usable()  # the storage is reopened, as before the next test
+    again = _workers(runtime, 3, answer="fresh")  # each call asserts its own answer
+    assert again[0] is first[0] and again[2] is first[2] and again[1] is not first[1]
+
+
 # -- versions -------------------------------------------------------------------------------
 
 

@@ -12,6 +12,7 @@ import dataclasses
 import enum
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from rdq_compliance.testing._copy import (
     _copy_attempt,
     _copy_error,
     _copy_json,
+    untouched,
 )
 from rdq_compliance.testing._copy import private_copy as _private_copy
 
@@ -226,3 +228,95 @@ def test_copy_json_and_copy_error() -> None:
     assert copied_error == error and copied_error is not error
     assert not {id(c) for c in containers(error)} & {id(c) for c in containers(copied_error)}
     assert _copy_error(None) is None
+
+
+# -- untouched: the write check's shortcut ---------------------------------------------
+# True must mean diff(original, copy) == [] as the two are now; any change a plugin can
+# make to the copy, in place or by replacing a field of the frozen model, must make it
+# False (then the diff decides), however deep and whatever the value written.
+
+
+@settings(max_examples=60, deadline=None, database=None)
+@given(env=envelopes())
+def test_an_untouched_copy_of_a_generated_envelope_is_seen_as_such(env: Envelope) -> None:
+    copied = _private_copy(env)
+    assert untouched(env, copied) and diff(env, copied) == []
+    assert mutate_every_container(copied) > 0  # headers and extra at least
+    assert not untouched(env, copied)
+
+
+def _places(env: Envelope) -> Iterator[tuple[object, str]]:
+    """(model object, field name) of every field of ``env``, its attempts and errors."""
+    for model in (env, *env.attempts, *(a.error for a in env.attempts if a.error)):
+        for f in dataclasses.fields(model):  # type: ignore[arg-type]
+            yield model, f.name
+
+
+def test_every_field_of_every_model_is_compared() -> None:
+    env = full_envelope()
+    count = 0
+    for index in range(len(list(_places(env)))):
+        copied = _private_copy(env)
+        model, name = list(_places(copied))[index]
+        object.__setattr__(model, name, object())  # a frozen model changed all the same
+        assert not untouched(env, copied), name
+        count += 1
+    assert count == 16 + 2 * 6 + 5  # envelope, two attempts, one error
+
+
+def test_every_container_mutated_in_place_is_seen() -> None:
+    env = full_envelope()
+    for index in range(len(list(containers(env)))):
+        copied = _private_copy(env)
+        target = list(containers(copied))[index]
+        if isinstance(target, dict):
+            target["\x00mutated"] = True
+        else:
+            assert isinstance(target, list)
+            target.append("mutated")
+        assert not untouched(env, copied) and diff(env, copied) != [], index
+
+
+@pytest.mark.parametrize("change", [
+    lambda c: c.headers.__setitem__("a", "2"),  # a value replaced in place
+    lambda c: c.headers.__setitem__("", "".join(["emp", "ty"])),  # equal, another object
+    lambda c: c.extra["future"]["k"].__setitem__(0, 1),  # True became 1 (C5)
+    lambda c: c.extra["future"]["k"].__setitem__(1, float(-(2**63))),
+    lambda c: c.extra.pop("payload_ref"),
+    lambda c: object.__setattr__(c, "attempts", list(c.attempts)),
+    lambda c: object.__setattr__(c, "headers", MappingProxyType(c.headers)),
+    lambda c: object.__setattr__(c, "created_at", T0.astimezone()),  # the same instant
+    lambda c: object.__setattr__(c, "status", "PENDING"),  # equal to the member
+])
+def test_any_replaced_value_is_left_to_the_diff(change: Any) -> None:
+    env = full_envelope()
+    copied = _private_copy(env)
+    change(copied)
+    assert not untouched(env, copied)
+
+
+@pytest.mark.parametrize("changes", [
+    {"extra": {"nan": float("nan")}},  # NaN differs from itself to the diff
+    {"created_at": T0.replace(microsecond=1)},  # not the wire's form: the diff says so
+    {"headers": {"n": 1}},  # not a str: a type the diff names
+    {"envelope_version": True},  # bool is not int to the diff
+], ids=["nan", "sub-millisecond", "header-int", "bool-version"])
+def test_a_value_the_diff_finds_unequal_to_itself_is_left_to_the_diff(
+    changes: dict[str, Any],
+) -> None:
+    # The same objects on both sides, yet the diff reports them: never claim "untouched".
+    env = full_envelope(**changes)
+    copied = _private_copy(env)
+    assert diff(env, copied) != []
+    assert not untouched(env, copied)
+
+
+def test_models_of_other_types_are_left_to_the_diff() -> None:
+    env = full_envelope()
+
+    class MyEnvelope(Envelope):
+        __slots__ = ()
+
+    sub = MyEnvelope(**{f.name: getattr(env, f.name) for f in dataclasses.fields(Envelope)})
+    assert not untouched(sub, _private_copy(sub))
+    assert not untouched(env, sub) and not untouched(env, "x")  # type: ignore[arg-type]
