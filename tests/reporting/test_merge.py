@@ -79,3 +79,29 @@ def test_reports_that_are_not_shards_of_one_run_are_refused() -> None:
                 ")", r"\)")):
             merge_reports(reports)
     assert shard_of(shards[1][1]) == (2, 2)
+
+
+def test_merged_shards_group_causes_as_the_whole_run() -> None:
+    """The grouping reads the class of difference, the nature of the change and the
+    triggers: the merged report keeps them, so one string defect seen at many places,
+    in tests dealt to different shards, is still one cause with its signature, example
+    and trigger (issue 21 §2)."""
+    def text(i: int, pattern: str) -> Symptom:
+        return Symptom(f"/p{i}", pattern, "string changed", "C4", f"s{i}", f"diff {i}",
+                       difference="text", change="U+0000 stripped")
+
+    refusal = Symptom("/", "/", "write refused: StorageError INTERNAL", "C17", "r", "refused",
+                      difference="refused", triggers="nul")
+    patterns = ["/headers/*", "/attempts/*/error/message", "/*", "/handler_version",
+                "/attempts/*/error/detail/*/*"]
+    tests = passing() + [
+        TestResult(f"t::{RID}-{i}[mem]", RID, "mem", TestStatus.FAILED, "x", 0.0,
+                   cause=text(i, p)) for i, p in enumerate(patterns)] + [
+        TestResult(f"t::{RID}-r{i}[mem]", RID, "mem", TestStatus.FAILED, "x", 0.0,
+                   cause=refusal) for i in range(2)]
+    whole = report_for([meta()], tests)
+    merged = merge_reports(_shards(tests, 3))
+    assert _outcome(merged) == _outcome(whole)
+    causes = whole["plugins"][0]["causes"]
+    assert [c["failures"] for c in causes] == [5, 2]
+    assert causes[1]["trigger"] == "U+0000 in a string"
