@@ -185,24 +185,23 @@ def _value_at(obj: object, pointer: str) -> object:
     return obj
 
 
-def _what_differs(pointer: str, expected: object, actual: object) -> tuple[str, str]:
+def _what_differs(pointer: str, expected: object, actual: object) -> str:
     """The class of an invalid value read where ``expected`` was written, when it says
     more than "invalid": null for an empty map or payload (RDQ-RT-009's and RDQ-RT-008's,
     not the model's types), an integer pushed out of range (a number changed), an aware
     instant off by microseconds (an instant changed). A naive datetime or another type
-    for an equal value (1.0 for 1) stays "invalid" (RDQ-RT-004). With the class, the
-    nature of the change (``Symptom.change``) where it has one."""
+    for an equal value (1.0 for 1) stays "invalid" (RDQ-RT-004)."""
     e, a = _value_at(expected, pointer), _value_at(actual, pointer)
     if e is _MISSING or a is _MISSING:
-        return "invalid", ""
+        return "invalid"
     found = difference_class(Difference(pointer, "changed", e, a, ""))
     if found == "number" and e == a:  # 1.0 or Decimal(1) for 1: the type, not the value
-        return "invalid", ""
+        return "invalid"
     if found in ("empty-null", "number") or (found == "bytes" and a is None):
-        return found, _change(found, e, a)
+        return found
     if found == "instant" and isinstance(a, datetime) and a.tzinfo is not None:
-        return found, ""
-    return "invalid", ""
+        return found
+    return "invalid"
 
 
 def symptom_of_violation(
@@ -220,7 +219,9 @@ def symptom_of_violation(
     message = first.message if len(first.message) <= 160 else first.message[:159] + "\u2026"
     difference, change = "invalid", ""
     if expected is not None and actual is not None and first.pointer:
-        difference, change = _what_differs(first.pointer, expected, actual)
+        difference = _what_differs(first.pointer, expected, actual)
+        change = _change(difference, _value_at(expected, first.pointer),
+                         _value_at(actual, first.pointer))
     return Symptom(
         pointer=first.pointer or "/",
         pattern=pointer_pattern(first.pointer) or "/",
