@@ -84,7 +84,11 @@ def _requirement_class(old: str, new: str) -> str | None:
     return None
 
 
-def _cause_key(c: Mapping[str, Any]) -> tuple[str, str, str]:
+def _cause_key(c: Mapping[str, Any]) -> tuple[str, ...]:
+    """One defect in both reports: its signature (which pointer a run shows first may
+    change with the tests that failed); a report without one, its pointer, kind, clause."""
+    if c.get("signature"):
+        return (str(c["signature"]),)
     return str(c["pointer"]), str(c["kind"]), str(c["clause"])
 
 
