@@ -9,6 +9,7 @@ kit on the zoo's string mutants: tests/mutants/test_causes.py."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import unicodedata
 from collections.abc import Callable
@@ -68,6 +69,8 @@ def _places(text: str) -> list[dict[str, Any]]:
         {"headers": {"k": text}},
         {"headers": {text: "v"}},
         {"extra": {"x_top": text}},
+        {"extra": {"x_top": "t", f"x_{text}": 1}},
+        {"attempts": _error(detail={"n": "x", text: 1})},
         {"attempts": _error(message=text)},
         {"attempts": _error(detail={"n": [{"deep": text}]})},
     ]
@@ -236,6 +239,10 @@ def test_the_signature_is_a_hash_of_the_key_the_same_in_any_run() -> None:
     assert signatures == {cause_signature(cause_key(symptoms[0]))}
     (signature,) = signatures
     assert re.fullmatch(r"c[0-9a-f]{12}", signature)
+    # a symptom recorded before the nature was (an older report, a worker's): no nature
+    old = json.loads(symptoms[0].to_json())
+    del old["change"]
+    assert Symptom.from_json(json.dumps(old)) == dataclasses.replace(symptoms[0], change="")
     nfc = _symptom(_env(handler_version="e\u0301"), _env(handler_version="\u00e9"))
     assert group_causes([("a", "RDQ-RT-006", nfc)])[0]["signature"] != signature
 
