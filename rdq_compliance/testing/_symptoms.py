@@ -149,9 +149,16 @@ def _renamed(first: Difference, expected: object, actual: object) -> str:
         return ""
     for new in (k for k in read if k not in written):
         nature = text_change(lost, new)
-        if nature not in ("", "changed"):
+        if nature not in _NOT_RENAMED:
             return nature
     return ""
+
+
+_NOT_RENAMED = frozenset({"", "changed", "lower-cased", "upper-cased", "case-folded",
+                          "cut short", "extended"})
+"""Changes of a key that are the map's defect, not the string's: a map that folds the
+case of its keys (HTTP-style headers, RDQ-RT-009) or cuts them to a length loses keys;
+a key merely unlike the one lost is another key."""
 
 
 def symptom_of_semantics(difference: str, kind: str, summary: str) -> Symptom:

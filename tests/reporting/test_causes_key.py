@@ -158,7 +158,7 @@ def test_different_defects_at_one_place_are_different_causes() -> None:
 def test_a_renamed_key_is_the_string_change_of_its_nature() -> None:
     """A header key that lost its U+0000 is no lost header (RDQ-RT-009) but the string
     defect (RDQ-RT-006), of the same nature as the values that lost theirs; a key
-    simply gone stays a lost header."""
+    simply gone, or folded to lower case, stays a lost header."""
     renamed = _symptom(_env(headers={"a\x00b": "v"}), _env(headers={"ab": "v"}))
     assert (renamed.difference, renamed.change) == ("text", "U+0000 stripped")
     assert renamed.kind == "header renamed"
@@ -166,7 +166,11 @@ def test_a_renamed_key_is_the_string_change_of_its_nature() -> None:
     assert cause_key(renamed) == cause_key(value)
     gone = _symptom(_env(headers={"a\x00b": "v"}), _env(headers={}))
     assert (gone.difference, gone.change) == ("missing", "")
-    (cause,) = group_causes([("g", "RDQ-RT-009", gone)])
+    # keys folded to lower case: the map's defect (case-insensitive headers), not a string's
+    folded = _symptom(_env(headers={"Trace": "v"}), _env(headers={"trace": "v"}))
+    assert (folded.difference, folded.kind) == ("missing", "header missing")
+    assert cause_key(folded) == cause_key(gone)
+    (cause,) = group_causes([("g", "RDQ-RT-009", gone), ("f", "RDQ-RT-006", folded)])
     assert cause["requirement"] == "RDQ-RT-009"
 
 
