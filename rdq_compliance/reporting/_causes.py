@@ -5,10 +5,10 @@ else it is the first difference (pointer generalised to ``/attempts/*/error/deta
 the class of difference, the nature of the change, the clause); for a store that
 refused a valid envelope or raised, the operation, the exception or C17 code with its
 message's variable parts masked, and the classes of value the envelope held
-(:data:`TRIGGERS`); for any other
-failure, its exception and masked first line. One storage defect fails hundreds of
-tests across many requirements, at many places and in many strings; grouping them by
-the table's row and the nature of the change (:func:`cause_key`) shows the one cause.
+(:data:`TRIGGERS`); for any other failure, its exception and masked first line. One
+storage defect fails hundreds of tests across many requirements, at many places and in
+many strings; grouping them by the table's row and the nature of the change
+(:func:`cause_key`) shows the one cause.
 
 The requirement of a cause comes from the one table (:data:`DEFECT_RULES`, kept in the
 envelope core beside the diff it tags): the defect's nature decides, not which test
