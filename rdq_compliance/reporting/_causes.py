@@ -33,6 +33,7 @@ from ..envelope._diagnosis import find_rule
 from ..envelope._triggers import TRIGGERS
 
 __all__ = [
+    "LOST_TO_NULL",
     "SPEC_URL",
     "CauseKey",
     "Symptom",
@@ -142,6 +143,9 @@ def fallback_symptom(message: str | None) -> Symptom:
 CauseKey = tuple[str, str, str]
 """What makes failures one cause (:func:`cause_key`)."""
 
+LOST_TO_NULL = "read as null"
+"""The nature (:attr:`Symptom.change`) of a value that came back null: lost."""
+
 
 def cause_key(symptom: Symptom) -> CauseKey:
     """What makes failures one cause: one storage defect, wherever and in whatever
@@ -174,6 +178,32 @@ def _place(pattern: str) -> str:
     generated key (unknown fields lost at the top and in attempts are two)."""
     parent, _, leaf = pattern.rpartition("/")
     return parent if leaf == "*" else ""
+
+
+def _join_losses(groups: dict[CauseKey, list[tuple[str, str, Symptom]]]) -> None:
+    """An empty value read as null where values of the same kind at the same place
+    were lost to null (a store that drops ``detail`` loses ``{}`` and ``{"a": 1}``
+    alike) is that loss, not an empty/null confusion (RDQ-RT-010): its failures join the
+    loss's cause. Where nothing else was lost (``""`` read as null), they stay apart."""
+    losses: dict[tuple[str, str], CauseKey] = {}
+    for key, members in groups.items():
+        for _, _, s in members:
+            if s.change == LOST_TO_NULL:
+                losses.setdefault((s.pattern, s.kind), key)
+    for key in [k for k in groups if k[1] == "empty-null"]:
+        kept = []
+        for member in groups[key]:
+            s = member[2]
+            loss = losses.get((s.pattern, s.kind)) if s.change != "null read as empty" else None
+            if loss is None:
+                kept.append(member)
+            else:
+                groups[loss].append(member)
+                groups[loss].sort(key=lambda m: m[0])  # by node id, as grouped
+        if kept:
+            groups[key] = kept
+        else:
+            del groups[key]
 
 
 def _specificity(rid: str, clause: str) -> tuple[int, int]:
@@ -262,6 +292,7 @@ def causes_of(
     # is then the same however the tests were ordered, dealt to xdist workers or shards.
     for nodeid, rid, s in sorted(failures, key=lambda f: f[0]):
         groups.setdefault(cause_key(s), []).append((nodeid, rid, s))
+    _join_losses(groups)
     everywhere = Counter(rid for members in groups.values() for _, rid, _ in members)
     out: list[dict[str, Any]] = []
     members_of: list[list[str]] = []

@@ -18,7 +18,7 @@ from ..envelope._text_change import text_change
 from ..envelope._triggers import triggers_of
 from ..envelope._validate import Violation
 from ..envelope._violations import pointer_token
-from ..reporting._causes import Symptom, fallback_symptom, mask
+from ..reporting._causes import LOST_TO_NULL, Symptom, fallback_symptom, mask
 
 __all__ = [
     "pointer_pattern", "symptom_of", "symptom_of_exception", "symptom_of_failure",
@@ -125,6 +125,8 @@ def _change(difference: str, expected: object, actual: object) -> str:
         return text_change(expected, actual)
     if difference == "empty-null":
         return "empty read as null" if actual is None else "null read as empty"
+    if difference in ("type", "changed") and actual is None and expected is not None:
+        return LOST_TO_NULL  # a value lost (a field the store does not keep)
     return ""
 
 

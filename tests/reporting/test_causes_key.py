@@ -190,6 +190,25 @@ def test_null_for_an_empty_value_groups_by_which_way() -> None:
     assert made.difference == "empty-null" and cause_key(made) != cause_key(lost[0])
 
 
+def test_an_empty_value_lost_with_the_others_is_that_loss() -> None:
+    """RDQ-UF-006 (C10): a store that drops detail reads {} back as null as it does
+    {"n": "x"}: one cause, the loss, not an empty/null confusion (RDQ-RT-010) beside it;
+    where nothing else was lost at that place, the confusion stays its own."""
+    lost = _symptom(_env(attempts=_error(detail={"n": "x"})), _env(attempts=_error(detail=None)))
+    empty = _symptom(_env(attempts=_error(detail={})), _env(attempts=_error(detail=None)))
+    other = _symptom(_env(handler_version=""), _env(handler_version=None))
+    assert (lost.difference, empty.difference) == ("type", "empty-null")
+    failures = [("a", "RDQ-UF-006", lost), ("b", "RDQ-RT-010", empty),
+                ("c", "RDQ-UF-006", lost), ("d", "RDQ-RT-010", other)]
+    causes, index = causes_of(failures)
+    assert [(c["requirement"], c["failures"]) for c in causes] == [
+        ("RDQ-UF-006", 3), ("RDQ-RT-010", 1)]
+    assert index == {"a": 0, "b": 0, "c": 0, "d": 1}
+    assert causes[0]["tests"] == ["a", "b", "c"]
+    (alone,) = group_causes([("b", "RDQ-RT-010", empty)])
+    assert alone["requirement"] == "RDQ-RT-010"
+
+
 def test_invalid_reads_group_by_their_violation_code() -> None:
     """RDQ-RT-004: the same violation at two places is one cause; another is another."""
     def invalid(code: ViolationCode, pointer: str) -> Symptom:
