@@ -14,6 +14,7 @@ Hypothesis here (the envelope core imports none of them).
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Callable
@@ -72,8 +73,9 @@ CHANGES: tuple[tuple[str, Callable[[str, str], bool]], ...] = (
     ("lower-cased", _same(str.lower)),
     ("upper-cased", _same(str.upper)),
     ("case-folded", _same(str.casefold)),
+    ("JSON-encoded", lambda e, a: a in (json.dumps(e), json.dumps(e, ensure_ascii=False))),
     ("cut short", lambda e, a: len(a) < len(e) and e.startswith(a)),
-    ("extended", lambda e, a: len(a) > len(e) and a.startswith(e)),
+    ("extended", lambda e, a: bool(e) and len(a) > len(e) and a.startswith(e)),
 )
 """The natures, in the order they are tried: name -> does it turn written into read."""
 

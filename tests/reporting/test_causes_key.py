@@ -306,6 +306,10 @@ def test_a_cause_of_many_pointers_shows_a_short_one() -> None:
     ("Stra\u00dfe", "strasse", "case-folded"),
     ("abcdef", "abc", "cut short"),
     ("abc", "abc\u2026", "extended"),
+    ("", "x", "changed"),  # anything extends nothing: no nature
+    ("a\u00e9", '"a\u00e9"', "JSON-encoded"),
+    ("", '""', "JSON-encoded"),
+    ("\u00e9", '"\\u00e9"', "JSON-encoded"),
     ("abc", "xyz", "changed"),
     ("abc", "abc", ""),
     ("\ud800x", "\ud801x", "changed"),  # lone surrogates: no encoding explains it
