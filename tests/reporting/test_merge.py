@@ -105,3 +105,21 @@ def test_merged_shards_group_causes_as_the_whole_run() -> None:
     causes = whole["plugins"][0]["causes"]
     assert [c["failures"] for c in causes] == [5, 2]
     assert causes[1]["trigger"] == "U+0000 in a string"
+
+
+def test_merged_shards_keep_an_empty_value_in_the_loss_it_joined() -> None:
+    """An empty value read as null joins the loss at its place (RDQ-UF-006): in the
+    merged report too, with the example the whole run shows."""
+    def lost(i: int, difference: str, change: str) -> TestResult:
+        return TestResult(f"t::{RID}-{i}[mem]", RID, "mem", TestStatus.FAILED, "x", 0.0,
+                          cause=Symptom(f"/attempts/{i}/error/detail", "/attempts/*/error/detail",
+                                        "type changed", "C10", f"s{i}", f"diff {i}",
+                                        difference=difference, change=change))
+
+    tests = [*passing(), lost(0, "empty-null", "empty read as null"),
+             lost(1, "type", "read as null"), lost(2, "type", "read as null")]
+    whole = report_for([meta()], tests)
+    (cause,) = whole["plugins"][0]["causes"]
+    assert cause["failures"] == 3 and cause["example"] == "diff 0"
+    # two shards: the empty value and a loss in one, the other loss in the other
+    assert _outcome(merge_reports(_shards(tests, 2))) == _outcome(whole)
