@@ -2,11 +2,13 @@
 
 A failed kit test carries a :class:`Symptom`. For a round trip that read back something
 else it is the first difference (pointer generalised to ``/attempts/*/error/detail``,
-the class of difference, the clause); for a store that refused a valid envelope or
-raised, the operation, the exception or C17 code with its message's variable parts
-masked, and the classes of value the envelope held (:data:`TRIGGERS`); for any other
-failure, its exception and masked first line. One storage defect fails hundreds of
-tests across many requirements with one symptom; grouping them shows the one cause.
+the class of difference, the nature of the change, the clause); for a store that
+refused a valid envelope or raised, the operation, the exception or C17 code with its
+message's variable parts masked, and the classes of value the envelope held
+(:data:`TRIGGERS`); for any other failure, its exception and masked first line. One
+storage defect fails hundreds of tests across many requirements, at many places and in
+many strings; grouping them by the table's row and the nature of the change
+(:func:`cause_key`) shows the one cause.
 
 The requirement of a cause comes from the one table (:data:`DEFECT_RULES`, kept in the
 envelope core beside the diff it tags): the defect's nature decides, not which test
@@ -31,7 +33,9 @@ from ..envelope._diagnosis import find_rule
 from ..envelope._triggers import TRIGGERS
 
 __all__ = [
+    "LOST_TO_NULL",
     "SPEC_URL",
+    "CauseKey",
     "Symptom",
     "cause_key",
     "cause_line",
@@ -43,6 +47,7 @@ __all__ = [
     "fallback_symptom",
     "group_causes",
     "mask",
+    "short_pointer",
 ]
 
 SPEC_URL = "docs/spec/clarifications.md"
@@ -79,6 +84,12 @@ class Symptom:
     triggers: str = ""
     """Refusals and exceptions: the value classes (``TRIGGERS``) of the envelopes the
     failing call was given, space-separated."""
+    change: str = ""
+    """The nature of the change, which the root causes group by (:func:`cause_key`): for
+    a string (or a key) read back changed, what happened to it (``U+0000 stripped``,
+    ``normalised to NFC``: ``envelope._text_change``); for null against an empty value,
+    which way (``empty read as null``); for an invalid read, the violation code; ""
+    when the class says it all (and in reports written before it was recorded)."""
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
@@ -129,11 +140,36 @@ def fallback_symptom(message: str | None) -> Symptom:
 # -- grouping ------------------------------------------------------------------------------
 
 
-def cause_key(symptom: Symptom) -> tuple[str, str]:
-    """What makes failures one cause: the kind of difference (refusals and exceptions:
-    operation, type or C17 code and masked message) and its place (:func:`_place`). The
-    root causes group by it; the shrink budget (``testing._budget``) cuts by it."""
-    return (symptom.kind, _place(symptom.pattern))
+CauseKey = tuple[str, str, str]
+"""What makes failures one cause (:func:`cause_key`)."""
+
+LOST_TO_NULL = "read as null"
+"""The nature (:attr:`Symptom.change`) of a value that came back null: lost."""
+
+
+def cause_key(symptom: Symptom) -> CauseKey:
+    """What makes failures one cause: one storage defect, wherever and in whatever
+    string it shows (issue 21 §2). The root causes group by it, their signature is a
+    hash of it (:func:`cause_signature`) and the shrink budget (``testing._budget``)
+    cuts by it.
+
+    A difference the table (:data:`DEFECT_RULES`) names: its row, class and the nature
+    of the change (:attr:`Symptom.change`): U+0000 stripped from the error message, a
+    header value and a header key deep in the envelope is one cause. A row of the storage
+    semantics (pointer ``/``) that lists its classes is one defect whatever it found (a
+    drop that took every namespace loses both the envelopes before and after it).
+    Refusals and exceptions, whose row is the value class all refused envelopes share
+    (known only for the group), and what no row names: the kind (operation, type or C17
+    code and masked message) and its place (:func:`_place`), as before the table."""
+    difference = symptom.difference
+    if difference and difference not in ("refused", "raised"):
+        rule = find_rule(symptom.pattern, difference)
+        if rule is not None:
+            row = f"{rule.pointer} {rule.difference} {rule.requirement}"
+            if rule.pointer == "/" and rule.difference[0] not in "*~":
+                return (row, "", "")
+            return (row, difference, symptom.change)
+    return ("", symptom.kind, _place(symptom.pattern))
 
 
 def _place(pattern: str) -> str:
@@ -142,6 +178,32 @@ def _place(pattern: str) -> str:
     generated key (unknown fields lost at the top and in attempts are two)."""
     parent, _, leaf = pattern.rpartition("/")
     return parent if leaf == "*" else ""
+
+
+def _join_losses(groups: dict[CauseKey, list[tuple[str, str, Symptom]]]) -> None:
+    """An empty value read as null where values of the same kind at the same place
+    were lost to null (a store that drops ``detail`` loses ``{}`` and ``{"a": 1}``
+    alike) is that loss, not an empty/null confusion (RDQ-RT-010): its failures join the
+    loss's cause. Where nothing else was lost (``""`` read as null), they stay apart."""
+    losses: dict[tuple[str, str], CauseKey] = {}
+    for key, members in groups.items():
+        for _, _, s in members:
+            if s.change == LOST_TO_NULL:
+                losses.setdefault((s.pattern, s.kind), key)
+    for key in [k for k in groups if k[1] == "empty-null"]:
+        kept = []
+        for member in groups[key]:
+            s = member[2]
+            loss = losses.get((s.pattern, s.kind)) if s.change != "null read as empty" else None
+            if loss is None:
+                kept.append(member)
+            else:
+                groups[loss].append(member)
+                groups[loss].sort(key=lambda m: m[0])  # by node id, as grouped
+        if kept:
+            groups[key] = kept
+        else:
+            del groups[key]
 
 
 def _specificity(rid: str, clause: str) -> tuple[int, int]:
@@ -181,12 +243,24 @@ def diagnose(symptom: Symptom) -> list[str]:
     return found
 
 
-def cause_signature(cause: Mapping[str, Any]) -> str:
+def cause_signature(key: Sequence[str]) -> str:
     """The stable name of a cause, for known-failures files: ``c`` and 12 hex digits of
-    a hash of its requirement, pointer pattern and kind (variable parts masked), the
-    same in every run that fails that way."""
-    text = " ".join(f"{cause['requirement']} {cause['pointer']} {cause['kind']}".split())
+    a hash of its key (:func:`cause_key`), the same in every run (any profile, seed or
+    shard) that fails by that defect."""
+    text = "\x1f".join(" ".join(part.split()) for part in key)
     return "c" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+_DEEP = re.compile(r"(?:/\*){6,}")
+
+
+def short_pointer(pointer: str) -> str:
+    """``pointer`` with a deeply nested run of ``/*`` (hundreds of levels, from the deep
+    values the kit writes) cut to a few, so that a cause line stays readable."""
+    def cut(m: re.Match[str]) -> str:
+        return f"/*/*/…{len(m.group()) // 2 - 4} more levels…/*/*"
+
+    return _DEEP.sub(cut, pointer)
 
 
 def group_causes(
@@ -204,25 +278,27 @@ def causes_of(
 
     Group ``(nodeid, requirement id, symptom)`` triples into causes, largest first.
 
-    One cause is one kind of difference at one place: the timestamp fields of the
-    envelope, hit first by different tests, are one cause; for generated keys the
-    parent object counts (unknown fields lost at the top level and in attempts are
-    two causes); refusals and exceptions are one cause per operation, exception (or
-    C17 code) and masked message. The requirement and clauses come from the first
+    One cause is one defect (:func:`cause_key`): the timestamp fields of the envelope,
+    hit first by different tests, are one cause, and so is U+0000 stripped from any
+    string; unknown fields lost at the top level and in attempts are two (two rows of
+    the table); refusals and exceptions are one cause per operation, exception (or C17
+    code) and masked message. The requirement and clauses come from the first
     row of the table that matches the cause (its pattern and class of difference, or
     the value class all its refused envelopes share: ``trigger``); without one, the
     most specific failing requirement of the group.
     """
-    groups: dict[tuple[str, str], list[tuple[str, str, Symptom]]] = {}
+    groups: dict[CauseKey, list[tuple[str, str, Symptom]]] = {}
     # By node id, not by arrival: every tie below (the pattern named, the example shown)
     # is then the same however the tests were ordered, dealt to xdist workers or shards.
     for nodeid, rid, s in sorted(failures, key=lambda f: f[0]):
         groups.setdefault(cause_key(s), []).append((nodeid, rid, s))
+    _join_losses(groups)
     everywhere = Counter(rid for members in groups.values() for _, rid, _ in members)
     out: list[dict[str, Any]] = []
     members_of: list[list[str]] = []
-    for (kind, _), members in groups.items():
+    for key, members in groups.items():
         symptoms = [s for _, _, s in members]
+        kind = Counter(s.kind for s in symptoms).most_common(1)[0][0]
         patterns = Counter(s.pattern for s in symptoms)
         pattern = patterns.most_common(1)[0][0]
         difference = Counter(s.difference for s in symptoms).most_common(1)[0][0]
@@ -274,7 +350,7 @@ def causes_of(
             "example": example.diff,
             "trigger": None if trigger is None else TRIGGERS[trigger],
         }
-        cause["signature"] = cause_signature(cause)
+        cause["signature"] = cause_signature(key)
         out.append(cause)
         members_of.append([n for n, _, _ in members])
     order = sorted(range(len(out)),
@@ -316,7 +392,8 @@ def cause_line(cause: Mapping[str, Any], *, code: str = "`") -> str:
     others = len(cause["pointers"]) - 1
     more = f" (and {_plural(others, 'other field')})" if others > 0 else ""
     # "/" is no field: a refusal, an exception or another failed check says what it is
-    where = f"{code}{cause['pointer']}{code}{more} " if cause["pointer"] != "/" else ""
+    pointer = short_pointer(str(cause["pointer"]))
+    where = f"{code}{pointer}{code}{more} " if pointer != "/" else ""
     clause = f" [{cause['clause']}]" if cause["clause"] else ""
     return f"{where}{cause['summary']}{clause} \u2192 {cause['requirement']}"
 

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._causes import cause_line
-from ._github import short_cause
 from ._markdown import md_cell
 from ._text import terminal_safe
 
@@ -85,7 +84,11 @@ def _requirement_class(old: str, new: str) -> str | None:
     return None
 
 
-def _cause_key(c: Mapping[str, Any]) -> tuple[str, str, str]:
+def _cause_key(c: Mapping[str, Any]) -> tuple[str, ...]:
+    """One defect in both reports: its signature (which pointer a run shows first may
+    change with the tests that failed); a report without one, its pointer, kind, clause."""
+    if c.get("signature"):
+        return (str(c["signature"]),)
     return str(c["pointer"]), str(c["kind"]), str(c["clause"])
 
 
@@ -128,13 +131,13 @@ def diff_reports(old: Mapping[str, Any], new: Mapping[str, Any]) -> ReportDiff:
         new_causes = {_cause_key(c): c for c in p_new.get("causes") or []}
         for key, c in new_causes.items():
             was = old_causes.get(key)
-            line = cause_line(short_cause(c), code="")
+            line = cause_line(c, code="")
             count = "absent" if was is None else str(was["failures"])
             out.changes.append(Change(NEW if was is None else STILL, label, line, None, count,
                                       str(c["failures"])))
         for key, c in old_causes.items():
             if key not in new_causes:
-                out.changes.append(Change(FIXED, label, cause_line(short_cause(c), code=""), None,
+                out.changes.append(Change(FIXED, label, cause_line(c, code=""), None,
                                           str(c["failures"]), "absent"))
     order = {k: i for i, k in enumerate(CLASSES)}
     out.changes.sort(key=lambda c: (order[c.kind], c.plugin, c.level is None))

@@ -31,7 +31,6 @@ __all__ = [
     "escape_property",
     "fit_summary",
     "github_annotations",
-    "short_cause",
     "workflow_commands",
 ]
 
@@ -72,18 +71,6 @@ def _first_line(text: str | None) -> str:
     return "(no message)"
 
 
-_DEEP = re.compile(r"(?:/\*){6,}")
-
-
-def short_cause(cause: Mapping[str, Any]) -> dict[str, Any]:
-    """The cause with a deeply nested pointer pattern (``/*/*/*…`` hundreds of levels)
-    shortened, so that the annotation stays readable."""
-    def cut(m: re.Match[str]) -> str:
-        return f"/*/*/…{len(m.group()) // 2 - 4} more levels…/*/*"
-
-    return {**cause, "pointer": _DEEP.sub(cut, str(cause["pointer"]))}
-
-
 def _replay(label: str, rid: str, tests: Sequence[str], replays: Mapping[str, str]) -> str:
     for nodeid in tests:
         if nodeid in replays:
@@ -114,7 +101,7 @@ def _plugin_annotations(p: Mapping[str, Any], replays: Mapping[str, str],
         order, level = rank(rids)
         rid = str(cause["requirement"])
         n = len(rids)
-        line = cause_line(short_cause(cause), code="")
+        line = cause_line(cause, code="")
         k = int(cause["failures"])
         message = (f"plugin {label!r}: {line}: {k} failed test{'s' if k != 1 else ''} in {n} "
                    f"requirement{'s' if n != 1 else ''} ({', '.join(rids[:6])}"

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .._requirements import REQUIREMENTS
+from ._causes import short_pointer
 
 __all__ = [
     "GateOutcome",
@@ -208,7 +209,7 @@ def format_known_failures(report: Mapping[str, Any], *, report_name: str = "the 
             if not found:  # a report without causes: the requirement, whatever the cause
                 lines.append(f"{entry}  # {r['status']} ({r['level']}): {title}")
             for c in found:
-                what = " ".join(f"{c['pointer']} {c['summary']}".split())[:120]
+                what = " ".join(f"{short_pointer(str(c['pointer']))} {c['summary']}".split())[:120]
                 lines.append(f"{entry} cause={c['signature']}  # {r['status']} "
                              f"({r['level']}): {title}; cause: {what}")
             count += 1

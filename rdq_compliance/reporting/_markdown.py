@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._causes import SPEC_URL, causes_headline, clause_link
+from ._causes import SPEC_URL, causes_headline, clause_link, short_pointer
 from ._clauses_text import clause_footer
 from ._text import badge_label, badge_message, terminal_safe
 
@@ -77,7 +77,7 @@ def _seconds(ms: int) -> str:
 def _md_cause(c: Mapping[str, Any]) -> str:
     """``/created_at`` instant changed by -117 ms [C3] → RDQ-RT-007 (207 failed), every
     plugin-influenced part escaped, the pointer in a code span it cannot close."""
-    pointer = str(c["pointer"])
+    pointer = short_pointer(str(c["pointer"]))
     longest = max((len(run) for run in re.findall("`+", pointer)), default=0)
     tick = "`" * (longest + 1)
     pad = " " if pointer.startswith("`") or pointer.endswith("`") else ""

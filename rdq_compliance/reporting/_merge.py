@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from ._causes import Symptom, _place
+from ._causes import Symptom, cause_key, cause_signature
 from ._model import PluginMeta, RunMeta, TestResult, TestStatus
 from ._report import Report, build_report
 from ._verdict import evaluate
@@ -80,12 +81,35 @@ def _check(reports: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[int, list[
     return n_of_run, sorted(seen)
 
 
-def _examples(p: Mapping[str, Any]) -> dict[tuple[str, str], str]:
-    """A shard's cause examples by group (kind, place): the diff of each group's first
-    member, which is also the whole run's first member of that group when it is in
-    this shard (the order of the failures is the same)."""
-    return {(str(c["kind"]), _place(str(c["pointer"]))): str(c["example"])
-            for c in p.get("causes") or []}
+def _examples(p: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
+    """A shard's cause examples by the node ids the causes list and by signature: the
+    diff of each cause's first member, which is also the whole run's first member of
+    that cause when it is in this shard (the order of the failures is the same). By
+    node id first: a member may sit in a cause of another key (an empty value read as
+    null joins the loss at its place)."""
+    by_test: dict[str, str] = {}
+    by_signature: dict[str, str] = {}
+    for c in p.get("causes") or []:
+        for nodeid in c.get("tests") or ():
+            by_test[str(nodeid)] = str(c["example"])
+        if "signature" in c:
+            by_signature[str(c["signature"])] = str(c["example"])
+    return by_test, by_signature
+
+
+def _symptom(nodeid: str, c: Mapping[str, Any],
+             examples: tuple[Mapping[str, str], Mapping[str, str]]) -> Symptom:
+    """A test's cause as the shard recorded it, with everything the grouping reads (the
+    class of difference, the triggers, the nature of the change: fields a report
+    written before them lacks, read as "")."""
+    found = Symptom(
+        pointer=str(c["pointer"]), pattern=str(c["pattern"]), kind=str(c["kind"]),
+        clause=str(c["clause"]), summary=str(c["summary"]), diff="",
+        difference=str(c.get("difference") or ""), triggers=str(c.get("triggers") or ""),
+        change=str(c.get("change") or ""))
+    by_test, by_signature = examples
+    example = by_test.get(nodeid) or by_signature.get(cause_signature(cause_key(found)), "")
+    return replace(found, diff=example)
 
 
 def _tests(label: str, p: Mapping[str, Any]) -> list[TestResult]:
@@ -94,15 +118,11 @@ def _tests(label: str, p: Mapping[str, Any]) -> list[TestResult]:
     for r in p["requirements"]:
         for t in r["tests"]:
             c = t.get("cause")
-            cause = None if c is None else Symptom(
-                pointer=c["pointer"], pattern=c["pattern"], kind=c["kind"], clause=c["clause"],
-                summary=c["summary"],
-                diff=examples.get((str(c["kind"]), _place(str(c["pattern"]))), ""))
             out.append(TestResult(
                 nodeid=t["nodeid"], requirement=r["id"], plugin=label,
                 status=TestStatus(t["status"]), message=t["message"],
                 duration=t["duration_ms"] / 1000, not_applicable=t["not_applicable"],
-                cause=cause))
+                cause=None if c is None else _symptom(str(t["nodeid"]), c, examples)))
     return out
 
 

@@ -78,6 +78,7 @@ def _test_json(t: TestResult) -> dict[str, Any]:
             "pointer": t.cause.pointer, "pattern": t.cause.pattern, "kind": t.cause.kind,
             "clause": t.cause.clause, "summary": t.cause.summary,
             "difference": t.cause.difference, "triggers": t.cause.triggers,
+            "change": t.cause.change,
         },
     }
 

@@ -68,10 +68,11 @@ def failure_signature(exc: BaseException) -> str | None:
     (Hypothesis' own control exceptions, pytest outcomes): those are never cut short.
 
     The key the root causes group by (``reporting._causes.cause_key``) of the failure's
-    symptom (``testing._symptoms.symptom_of_exception``): for a round-trip difference its
-    kind and, for a generated key, the object holding it; for a refusal or another
-    exception the operation, type or C17 code and masked message. An exception group:
-    its first check failure, else its first exception.
+    symptom (``testing._symptoms.symptom_of_exception``): for a round-trip difference the
+    table's row, the class and the nature of the change (U+0000 stripped from any
+    string is one signature); for a refusal or another exception the operation, type or
+    C17 code and masked message. An exception group: its first check failure, else its
+    first exception.
     """
     if isinstance(exc, BaseExceptionGroup):
         inner: BaseException | None = find_failure(exc, CheckFailed)
@@ -80,8 +81,10 @@ def failure_signature(exc: BaseException) -> str | None:
         return None if inner is None else failure_signature(inner)
     if not isinstance(exc, Exception) or _is_hypothesis_control(exc):
         return None
-    kind, place = cause_key(symptom_of_exception(exc))
-    return f"{kind} at {place or 'a defined field'}"
+    row, what, nature = cause_key(symptom_of_exception(exc))
+    if not row:  # no row of the table: the kind (what) at its place (nature)
+        return f"{what} at {nature or 'a defined field'}"
+    return f"{what or 'any'}{f' ({nature})' if nature else ''} by row {row}"
 
 
 def _is_hypothesis_control(exc: BaseException) -> bool:

@@ -14,9 +14,11 @@ from ..envelope._diagnosis import difference_class, pointer_pattern
 from ..envelope._diff import diff
 from ..envelope._difference import Difference
 from ..envelope._model import Envelope
+from ..envelope._text_change import text_change
 from ..envelope._triggers import triggers_of
 from ..envelope._validate import Violation
-from ..reporting._causes import Symptom, fallback_symptom, mask
+from ..envelope._violations import pointer_token
+from ..reporting._causes import LOST_TO_NULL, Symptom, fallback_symptom, mask
 
 __all__ = [
     "pointer_pattern", "symptom_of", "symptom_of_exception", "symptom_of_failure",
@@ -26,7 +28,7 @@ __all__ = [
 # A Python repr of a key or value inside a note: 'a', "it's", 'a\'b'.
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 # The code points the diff shows after a non-ASCII key or value: (U+00C5), (U+0041 U+030A).
-_CODE_POINTS = re.compile(r"\((?:U\+[0-9A-F]{4,6}(?: at \d+)?,? ?)+\)")
+_CODE_POINTS = re.compile(r"\((?:U\+[0-9A-F]{4,6}(?: at \d+)?,? ?)+(?:\u2026 \d+ more)?\)")
 _DIFF_LINES = 6
 
 
@@ -93,6 +95,17 @@ def symptom_of(
         return Symptom(pointer="/attempts", pattern="/attempts", kind="attempts reordered",
                        clause="C12", summary=f"attempts reordered: attempt_no {want} came "
                        f"back as {got}"[:200], diff="\n".join(lines), difference="reordered")
+    difference = difference_class(first)
+    renamed = _renamed(first, expected, actual) if difference == "missing" else ""
+    if renamed:
+        # A key that came back changed the way the store changes every string (U+0000
+        # stripped, NFC): the one string defect (RDQ-RT-006), not a lost header.
+        head = _kind(first).removesuffix(" missing")
+        return Symptom(
+            pointer=first.pointer or "/", pattern=pointer_pattern(first.pointer) or "/",
+            kind=f"{head} renamed", clause="C4",
+            summary=_short(f"{first.note} (key {renamed})"), diff="\n".join(lines),
+            difference="text", change=renamed)
     return Symptom(
         pointer=first.pointer or "/",
         pattern=pointer_pattern(first.pointer) or "/",
@@ -100,8 +113,54 @@ def symptom_of(
         clause=clause,
         summary=_summary(first),
         diff="\n".join(lines),
-        difference=difference_class(first),
+        difference=difference,
+        change=_change(difference, first.expected, first.actual),
     )
+
+
+def _change(difference: str, expected: object, actual: object) -> str:
+    """The nature of the change (``Symptom.change``) of a difference of that class."""
+    if difference in ("text", "cut", "marker") and isinstance(expected, str) and isinstance(
+            actual, str):
+        return text_change(expected, actual)
+    if difference == "empty-null":
+        return "empty read as null" if actual is None else "null read as empty"
+    if difference in ("type", "changed") and actual is None and expected is not None:
+        return LOST_TO_NULL  # a value lost (a field the store does not keep)
+    return ""
+
+
+def _keys(container: object) -> list[str]:
+    """The keys of a mapping, or the unknown fields of a model object."""
+    if isinstance(container, Mapping):
+        return [str(k) for k in container]
+    extra = getattr(container, "extra", None)
+    return [str(k) for k in extra] if isinstance(extra, Mapping) else []
+
+
+def _renamed(first: Difference, expected: object, actual: object) -> str:
+    """For a key missing from what was read: the nature of the change
+    (``envelope._text_change``) that turns it into a key read that was not written, if
+    one does; else ""."""
+    if first.kind != "missing" or expected is None or actual is None:
+        return ""
+    parent, _, token = first.pointer.rpartition("/")
+    written, read = _keys(_value_at(expected, parent)), _keys(_value_at(actual, parent))
+    lost = next((k for k in written if k not in read and pointer_token(k) == token), None)
+    if lost is None:
+        return ""
+    for new in (k for k in read if k not in written):
+        nature = text_change(lost, new)
+        if nature not in _NOT_RENAMED:
+            return nature
+    return ""
+
+
+_NOT_RENAMED = frozenset({"", "changed", "lower-cased", "upper-cased", "case-folded",
+                          "cut short", "extended"})
+"""Changes of a key that are the map's defect, not the string's: a map that folds the
+case of its keys (HTTP-style headers, RDQ-RT-009) or cuts them to a length loses keys;
+a key merely unlike the one lost is another key."""
 
 
 def symptom_of_semantics(difference: str, kind: str, summary: str) -> Symptom:
@@ -167,9 +226,11 @@ def symptom_of_violation(
     if len(lines) > _DIFF_LINES:
         shown.append(f"  \u2026 and {len(lines) - _DIFF_LINES} more lines")
     message = first.message if len(first.message) <= 160 else first.message[:159] + "\u2026"
-    difference = "invalid"
+    difference, change = "invalid", ""
     if expected is not None and actual is not None and first.pointer:
         difference = _what_differs(first.pointer, expected, actual)
+        change = _change(difference, _value_at(expected, first.pointer),
+                         _value_at(actual, first.pointer))
     return Symptom(
         pointer=first.pointer or "/",
         pattern=pointer_pattern(first.pointer) or "/",
@@ -178,6 +239,9 @@ def symptom_of_violation(
         summary=f"returned invalid ({first.code}): {message}",
         diff="\n".join(shown),
         difference=difference,
+        # An invalid read is the defect its violation names (a message too long, a naive
+        # instant), wherever it shows.
+        change=first.code if difference == "invalid" else change,
     )
 
 

@@ -122,3 +122,22 @@ def test_the_command_exit_status(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main(["diff", str(old), str(new)]) == 2
     assert "digest" in capsys.readouterr().err
     assert main(["diff", str(old), str(tmp_path / "missing.json")]) == 2
+
+
+def test_one_defect_seen_first_elsewhere_is_still_failing() -> None:
+    """Causes are matched by signature (issue 21 §2): a string defect that shows mostly in
+    headers in one run and mostly in handler_version in the next is the same cause, not
+    one fixed and one new."""
+    def run(patterns: list[str]) -> list[TestResult]:
+        tests = [t for t in passing() if t.requirement != A]
+        return tests + [TestResult(f"t::{A}-{i}[mem]", A, "mem", TestStatus.FAILED, "x", 0.0,
+                                   cause=Symptom(f"/p{i}", p, "string changed", "C4", "s", "d",
+                                                 difference="text", change="U+0000 stripped"))
+                        for i, p in enumerate(patterns)]
+
+    before = report_for([meta()], run(["/headers/*", "/headers/*", "/handler_version"]))
+    after = report_for([meta()], run(["/handler_version", "/handler_version", "/headers/*"]))
+    assert before["plugins"][0]["causes"][0]["pointer"] == "/headers/*"
+    assert after["plugins"][0]["causes"][0]["pointer"] == "/handler_version"
+    kinds = _kinds(diff_reports(before, after))
+    assert set(kinds) == {"still failing"} and len(kinds["still failing"]) == 2

@@ -79,3 +79,47 @@ def test_reports_that_are_not_shards_of_one_run_are_refused() -> None:
                 ")", r"\)")):
             merge_reports(reports)
     assert shard_of(shards[1][1]) == (2, 2)
+
+
+def test_merged_shards_group_causes_as_the_whole_run() -> None:
+    """The grouping reads the class of difference, the nature of the change and the
+    triggers: the merged report keeps them, so one string defect seen at many places,
+    in tests dealt to different shards, is still one cause with its signature, example
+    and trigger (issue 21 §2)."""
+    def text(i: int, pattern: str) -> Symptom:
+        return Symptom(f"/p{i}", pattern, "string changed", "C4", f"s{i}", f"diff {i}",
+                       difference="text", change="U+0000 stripped")
+
+    refusal = Symptom("/", "/", "write refused: StorageError INTERNAL", "C17", "r", "refused",
+                      difference="refused", triggers="nul")
+    patterns = ["/headers/*", "/attempts/*/error/message", "/*", "/handler_version",
+                "/attempts/*/error/detail/*/*"]
+    tests = passing() + [
+        TestResult(f"t::{RID}-{i}[mem]", RID, "mem", TestStatus.FAILED, "x", 0.0,
+                   cause=text(i, p)) for i, p in enumerate(patterns)] + [
+        TestResult(f"t::{RID}-r{i}[mem]", RID, "mem", TestStatus.FAILED, "x", 0.0,
+                   cause=refusal) for i in range(2)]
+    whole = report_for([meta()], tests)
+    merged = merge_reports(_shards(tests, 3))
+    assert _outcome(merged) == _outcome(whole)
+    causes = whole["plugins"][0]["causes"]
+    assert [c["failures"] for c in causes] == [5, 2]
+    assert causes[1]["trigger"] == "U+0000 in a string"
+
+
+def test_merged_shards_keep_an_empty_value_in_the_loss_it_joined() -> None:
+    """An empty value read as null joins the loss at its place (RDQ-UF-006): in the
+    merged report too, with the example the whole run shows."""
+    def lost(i: int, difference: str, change: str) -> TestResult:
+        return TestResult(f"t::{RID}-{i}[mem]", RID, "mem", TestStatus.FAILED, "x", 0.0,
+                          cause=Symptom(f"/attempts/{i}/error/detail", "/attempts/*/error/detail",
+                                        "type changed", "C10", f"s{i}", f"diff {i}",
+                                        difference=difference, change=change))
+
+    tests = [*passing(), lost(0, "empty-null", "empty read as null"),
+             lost(1, "type", "read as null"), lost(2, "type", "read as null")]
+    whole = report_for([meta()], tests)
+    (cause,) = whole["plugins"][0]["causes"]
+    assert cause["failures"] == 3 and cause["example"] == "diff 0"
+    # two shards: the empty value and a loss in one, the other loss in the other
+    assert _outcome(merge_reports(_shards(tests, 2))) == _outcome(whole)

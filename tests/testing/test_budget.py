@@ -56,6 +56,20 @@ def test_signature_of_a_difference_is_its_kind_and_place() -> None:
     assert failure_signature(top) != failure_signature(_failed("a", lost_top))
 
 
+def test_signature_of_a_string_defect_is_its_nature_wherever_it_shows() -> None:
+    """Issue 21 §2: U+0000 stripped from a header value and from the error message is one
+    cause (shrunk once); NFC at the same place is another."""
+    def text(pointer: str, pattern: str, change: str) -> CheckFailed:
+        return _failed("x", Symptom(pointer, pattern, "string changed", "C4", "s", "d",
+                                    difference="text", change=change))
+
+    header = text("/headers/k", "/headers/*", "U+0000 stripped")
+    message = text("/attempts/0/error/message", "/attempts/*/error/message", "U+0000 stripped")
+    assert failure_signature(header) == failure_signature(message)
+    assert failure_signature(header) != failure_signature(
+        text("/headers/k", "/headers/*", "normalised to NFC"))
+
+
 def test_signature_of_other_failures_masks_the_variable_parts() -> None:
     # The kit's own message for a plugin's exception: operation, type, masked message.
     one = failure_signature(_failed("write('01J2ZK7Q8XW5H3N9G4T6B8H103') raised KeyError: "

@@ -1,0 +1,95 @@
+"""What happened to a string a store changed: the nature of the change (issue 21 §2).
+
+One storage defect changes every string it touches the same way: U+0000 stripped,
+trailing spaces trimmed, the text normalised to NFC, CR LF turned into LF, UTF-8
+re-read as Latin-1. Where the string sits (a header, an unknown field, the error
+message) and what it held differ from test to test; the change does not. The root
+causes group round trips by it (``reporting._causes.cause_key``), so one defect reads
+as one cause however many fields and strings show it.
+
+Each nature is a transformation of the string written: the first whose result is the
+string read names the change. Pure functions of two strings; no pytest, pluggy or
+Hypothesis here (the envelope core imports none of them).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Callable
+
+__all__ = ["CHANGES", "text_change"]
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+
+
+def _reencoded(e: str, a: str) -> bool:
+    """UTF-8 bytes read as Latin-1 or Windows-1252 (which differs in 0x80-0x9f only):
+    ``é`` becomes ``Ã©``."""
+    data = e.encode("utf-8", "surrogatepass")
+    return a in (data.decode("latin-1"), data.decode("cp1252", "replace"))
+
+
+def _decoded(s: str) -> str:
+    """The other way round: Latin-1 text whose bytes were read as UTF-8."""
+    try:
+        return s.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return s
+
+
+def _space_padded(e: str, a: str) -> bool:
+    """CHAR(n): the string came back with spaces appended."""
+    return len(a) > len(e) and a.rstrip(" ") == e.rstrip(" ") and a.startswith(e)
+
+
+def _same(f: Callable[[str], str]) -> Callable[[str, str], bool]:
+    return lambda e, a: f(e) == a
+
+
+CHANGES: tuple[tuple[str, Callable[[str, str], bool]], ...] = (
+    # Most telling first: a string with U+0000 and trailing spaces that lost only its
+    # U+0000 is named by that, not by what did not happen to it.
+    ("U+0000 stripped", _same(lambda s: s.replace("\x00", ""))),
+    ("cut at U+0000", _same(lambda s: s.split("\x00", 1)[0])),
+    ("astral characters replaced", lambda e, a: bool(_ASTRAL.search(e)) and any(
+        _ASTRAL.sub(r, e) == a for r in ("?", "\ufffd", "", "??", "\ufffd\ufffd"))),
+    ("CR LF turned into LF", _same(lambda s: s.replace("\r\n", "\n"))),
+    ("line ends normalised", _same(lambda s: s.replace("\r\n", "\n").replace("\r", "\n"))),
+    ("normalised to NFC", _same(lambda s: unicodedata.normalize("NFC", s))),
+    ("normalised to NFD", _same(lambda s: unicodedata.normalize("NFD", s))),
+    ("normalised to NFKC", _same(lambda s: unicodedata.normalize("NFKC", s))),
+    ("normalised to NFKD", _same(lambda s: unicodedata.normalize("NFKD", s))),
+    ("trailing spaces trimmed", _same(lambda s: s.rstrip(" "))),
+    ("trailing white space trimmed", _same(str.rstrip)),
+    ("white space trimmed", _same(str.strip)),
+    ("padded with spaces", _space_padded),
+    ("UTF-8 read as Latin-1 (mojibake)", _reencoded),
+    ("Latin-1 read as UTF-8", _same(_decoded)),
+    ("non-ASCII replaced", lambda e, a: any(
+        _NON_ASCII.sub(r, e) == a for r in ("?", "\ufffd", ""))),
+    ("lower-cased", _same(str.lower)),
+    ("upper-cased", _same(str.upper)),
+    ("case-folded", _same(str.casefold)),
+    ("JSON-encoded", lambda e, a: a in (json.dumps(e), json.dumps(e, ensure_ascii=False))),
+    ("cut short", lambda e, a: len(a) < len(e) and e.startswith(a)),
+    ("extended", lambda e, a: bool(e) and len(a) > len(e) and a.startswith(e)),
+)
+"""The natures, in the order they are tried: name -> does it turn written into read."""
+
+
+def text_change(expected: str, actual: str) -> str:
+    """The nature of the change from ``expected`` (written) to ``actual`` (read): the
+    name of the first :data:`CHANGES` entry that explains it, else ``"changed"``; ``""``
+    for equal strings."""
+    if expected == actual:
+        return ""
+    for name, explains in CHANGES:
+        try:
+            if explains(expected, actual):
+                return name
+        except (UnicodeError, ValueError):  # lone surrogates: not that nature
+            continue
+    return "changed"
