@@ -14,6 +14,7 @@ from operator import attrgetter
 from typing import Any
 
 from ..envelope._deep import copy_json
+from ..envelope._diff_json import same_json
 from ..envelope._model import Attempt, Envelope, ErrorInfo
 
 __all__ = ["private_copy", "untouched"]
@@ -67,8 +68,10 @@ _ENV_TIMES = attrgetter("created_at", "next_attempt_at", "lease_expires_at")
 
 def untouched(original: Envelope, copy: Envelope) -> bool:
     """Whether ``copy``, made by :func:`private_copy` from ``original``, is provably
-    still equal to it: every leaf the very object of ``original``'s, every container of
-    the same exact type and size, each leaf of a kind that ``diff`` finds equal to itself.
+    still equal to it: every field's leaf the very object of ``original``'s, every
+    container of the same exact type and size, each leaf of a kind that ``diff`` finds
+    equal to itself; the plain JSON (unknown fields, ``detail``) by ``same_json``, the
+    diff's own shortcut for it.
     True means ``diff(original, copy)`` is empty, without its pointers and messages;
     False only that the diff must decide. It compares the two objects as they are now,
     never anything the plugin says (a plugin that mutates either one, now or later,
@@ -83,7 +86,7 @@ def untouched(original: Envelope, copy: Envelope) -> bool:
         and original.status is copy.status and isinstance(original.status, str)
         and _same_headers(original.headers, copy.headers)
         and _same_attempts(original.attempts, copy.attempts)
-        and _same_json(original.extra, copy.extra)
+        and same_json(original.extra, copy.extra)
     )
 
 
@@ -124,7 +127,7 @@ def _same_attempts(e: Any, a: Any) -> bool:
                 and x.outcome is y.outcome and isinstance(x.outcome, str)
                 and x.started_at is y.started_at and _is_time(x.started_at)
                 and x.finished_at is y.finished_at and _is_time(x.finished_at)
-                and _same_error(x.error, y.error) and _same_json(x.extra, y.extra)):
+                and _same_error(x.error, y.error) and same_json(x.extra, y.extra)):
             return False
     return True
 
@@ -135,31 +138,4 @@ def _same_error(e: Any, a: Any) -> bool:
     if type(e) is not ErrorInfo or type(a) is not ErrorInfo:
         return False
     return (_same((e.type, e.message, e.stack), (a.type, a.message, a.stack), _is_str)
-            and _same_json(e.detail, a.detail) and _same_json(e.extra, a.extra))
-
-
-def _same_json(e: Any, a: Any) -> bool:
-    """Plain JSON of the same exact types, each leaf the very object (a float not NaN:
-    diff finds NaN unequal to itself), at any depth (an explicit stack)."""
-    stack = [(e, a)]
-    while stack:
-        e, a = stack.pop()
-        t = type(e)
-        if t is not type(a):
-            return False
-        if t is dict:
-            if len(e) != len(a):
-                return False
-            for key, value in e.items():
-                other = a.get(key, _MISSING)
-                if other is _MISSING:
-                    return False
-                stack.append((value, other))
-        elif t is list:
-            if len(e) != len(a):
-                return False
-            stack.extend(zip(e, a, strict=True))
-        elif e is not a or not (t is str or t is int or t is bool or e is None
-                                or (t is float and e == e)):
-            return False
-    return True
+            and same_json(e.detail, a.detail) and same_json(e.extra, a.extra))
