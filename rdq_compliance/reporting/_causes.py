@@ -98,10 +98,18 @@ class Symptom:
     def from_json(cls, text: str) -> Symptom | None:
         """The symptom in ``text``, or None when it is not one (never raises)."""
         try:
-            doc = json.loads(text)
-            return cls(**{f.name: str(doc[f.name]) for f in fields(cls) if f.name in doc})
+            return cls.from_mapping(json.loads(text))
         except (ValueError, TypeError, KeyError, AttributeError):
             return None
+
+    @classmethod
+    def from_mapping(cls, doc: Mapping[str, Any], **given: str) -> Symptom:
+        """The symptom a record holds (a test's ``cause`` in a report): each field it
+        has, one it lacks or holds as null (a report written before the field was)
+        its default, ``given`` over both. Raises TypeError when a field with no
+        default is missing."""
+        found = {f.name: str(doc[f.name]) for f in fields(cls) if doc.get(f.name) is not None}
+        return cls(**{**found, **given})
 
 
 # -- masking the variable parts of a message ---------------------------------------------

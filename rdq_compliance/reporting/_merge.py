@@ -102,11 +102,7 @@ def _symptom(nodeid: str, c: Mapping[str, Any],
     """A test's cause as the shard recorded it, with everything the grouping reads (the
     class of difference, the triggers, the nature of the change: fields a report
     written before them lacks, read as "")."""
-    found = Symptom(
-        pointer=str(c["pointer"]), pattern=str(c["pattern"]), kind=str(c["kind"]),
-        clause=str(c["clause"]), summary=str(c["summary"]), diff="",
-        difference=str(c.get("difference") or ""), triggers=str(c.get("triggers") or ""),
-        change=str(c.get("change") or ""))
+    found = Symptom.from_mapping(c, diff="")
     by_test, by_signature = examples
     example = by_test.get(nodeid) or by_signature.get(cause_signature(cause_key(found)), "")
     return replace(found, diff=example)
