@@ -83,7 +83,7 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     _r("RDQ-RT-011", MUST, "roundtrip", ("C4", "C8", "C2"),
        "Long values: every free-text field (error.detail and unknown fields at every "
        "level included), header key and value and unknown field name at the lengths of "
-       "common column limits (255 to 16,384 bytes, ASCII and multi-byte), and 1,000+ "
+       "common column limits (255 to 65,536 bytes, ASCII and multi-byte), and 1,000+ "
        "headers, round-trip unchanged"),
     # truncation
     _r("RDQ-TR-001", MUST, "truncation", ("C1",),

@@ -470,6 +470,23 @@ def test_long_value_roundtrips(rdq: Rdq, field: str, size: int) -> None:
         long_roundtrip(rdq, ns, with_long(field, text, n), describe(field, text, shape))
 
 
+@requirement("RDQ-RT-011", carries=("RDQ-ST-005",))
+@pytest.mark.parametrize("field", list(LONG_FIELDS))
+def test_long_value_past_a_text_column_roundtrips(rdq: Rdq, field: str) -> None:
+    """RDQ-RT-011 (C4, C2): ``field`` holding 65,536 UTF-8 bytes, ASCII then multi-byte,
+    comes back unchanged: one past a MySQL TEXT column (65,535 bytes), which a header
+    value or error.type kept in a column of its own hits while the whole envelope stays
+    far under 1 MiB. The envelope is past 64 KiB, so the test runs after RDQ-ST-005's
+    (a store capped at 64 KiB fails that first)."""
+    ns = rdq.namespace()
+    for n, shape in ((114, "ASCII"), (115, "multi-byte")):
+        text = random_text(n, _PAST_TEXT_COLUMN, multibyte=shape != "ASCII")
+        long_roundtrip(rdq, ns, with_long(field, text, n), describe(field, text, shape))
+
+
+_PAST_TEXT_COLUMN = 65_536
+
+
 @requirement("RDQ-RT-011")
 def test_many_headers_roundtrip(rdq: Rdq) -> None:
     """RDQ-RT-011 (C8, C2): 1,000 headers come back, every one."""

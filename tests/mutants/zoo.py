@@ -917,6 +917,15 @@ class AttemptExtraVarchar16383(DocStorage):
         return doc
 
 
+@mutant("header_value_text_64k", "header values in a MySQL TEXT column of their own "
+        "(65,535 bytes), non-strict sql_mode", "cuts header values to 65,535 bytes",
+        R + "011")
+class HeaderValueText64k(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        doc["headers"] = {k: cut_utf8(v, 65_535) for k, v in doc["headers"].items()}
+        return doc
+
+
 @mutant("error_extra_text_64k", "a Go error struct with `Extra json.RawMessage` kept in a "
         "TEXT column (65,535 bytes), non-strict sql_mode", "drops an error's unknown fields "
         "once their JSON is over 64 KiB", M + "ST-005", M + "UF-003")
