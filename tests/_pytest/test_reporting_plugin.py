@@ -369,6 +369,17 @@ def test_report_path_is_a_directory(kit):
     result.stderr.fnmatch_lines(["*--rdq-report=*adir* is a directory*"])
 
 
+@pytest.mark.parametrize("flag", ["--rdq-report", "--rdq-badge", "--rdq-summary"])
+def test_output_in_a_folder_that_cannot_be_made_stops_before_any_test(kit, flag):
+    # A file where the folder should be: unwritable for root too (permission bits are not).
+    (kit.path / "afile").write_text("")
+    result = kit.runpytest("-p", "no:cacheprovider", flag, "afile/out/x")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: {flag}=*afile/out/x': the * cannot be written there "
+                                 "(*); expected a path in a folder this run can write to"])
+    assert "passed" not in result.stdout.str()  # the run stopped before its tests
+
+
 def test_ini_paths(kit):
     kit.makeini("[pytest]\nrdq_report = out/from_ini.json\n")
     result = kit.runpytest("-p", "no:cacheprovider")

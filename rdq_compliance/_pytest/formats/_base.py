@@ -7,7 +7,9 @@ standard library only. A unit imports its renderer inside its writer, so that
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +60,20 @@ class ReportFormat:
         if path.is_dir():
             raise pytest.UsageError(f"{self.flag}={str(path)!r} is a directory; expected the "
                                     f"path of the {self.what} file to write")
+        # Proved by creating (and at once removing) a file beside it: permission bits say
+        # nothing to root, nor about /proc or a read-only mount.
+        folder = path.parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryFile(dir=folder):
+                pass
+            if path.exists() and not os.access(path, os.W_OK):
+                raise PermissionError(f"{str(path)!r} is read-only")
+        except OSError as exc:
+            why = exc.strerror or str(exc)
+            raise pytest.UsageError(
+                f"{self.flag}={str(path)!r}: the {self.what} cannot be written there ({why}); "
+                f"expected a path in a folder this run can write to") from None
 
     def write(self, path: Path, report: Mapping[str, Any]) -> None:
         """Write the file, creating its folder."""
