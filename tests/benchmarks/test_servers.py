@@ -1,4 +1,4 @@
-"""benchmarks/_servers.py (section 8), run.py's section replacement, _timeline's summary:
+"""benchmarks/_servers.py (section 8), _doc's section replacement, _timeline's summary:
 the bookkeeping, on fixed inputs (the measurements themselves run in benchmarks/run.py)."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from types import SimpleNamespace
 import pytest
 
 from benchmarks import _servers as s
+from benchmarks._doc import replace_sections
 from benchmarks._timeline import summary
-from benchmarks.run import replace_sections
 
 TICK = s.TICK
 

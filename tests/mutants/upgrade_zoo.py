@@ -21,6 +21,7 @@ from typing import Any
 
 import rdq_plugin_sqlite
 from rdq_plugin_sqlite import SqliteAdapter, SqliteStorage
+from rdq_plugin_sqlite._rows import _TASK_COLUMNS
 
 from rdq_compliance import Envelope, OptionSpec, hookimpl
 
@@ -67,8 +68,7 @@ class TruncatesMilliseconds(SqliteStorage):
 class SkipsRows(SqliteStorage):
     def _rows_to_migrate(self, conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
         # Tasks joined with their headers: an INNER JOIN loses the tasks without any.
-        columns = ", ".join(f"t.{c.strip()}" for c in
-                            rdq_plugin_sqlite._TASK_COLUMNS.split(","))
+        columns = ", ".join(f"t.{c.strip()}" for c in _TASK_COLUMNS.split(","))
         return conn.execute(
             f"SELECT DISTINCT {columns} FROM rdq_tasks t JOIN rdq_headers h "
             "ON h.namespace = t.namespace AND h.task_id = t.id"
