@@ -7,17 +7,13 @@ earlier read from the store under test.
 from __future__ import annotations
 
 import dataclasses
-import random
-from datetime import UTC, datetime
-from typing import Any
+from datetime import datetime
 
 import pytest
 
-from rdq_compliance import Attempt, Envelope, ErrorInfo, Outcome, Status
+from rdq_compliance import Attempt, Envelope, ErrorInfo, Outcome
 from rdq_compliance.strategies import (
     COLUMN_LIMITS,
-    EPOCH,
-    LAST_INSTANT,
     envelopes,
     header_maps,
     ids,
@@ -32,6 +28,14 @@ from rdq_compliance.suites._long_values import (
     random_text,
     with_long,
 )
+from rdq_compliance.suites._roundtrip_cases import (
+    EMPTY_CASES,
+    HEADERS,
+    INSTANTS,
+    PAYLOADS,
+    TEXTS,
+    TYPE_CASES,
+)
 from rdq_compliance.suites._strategies import (
     distinct_envelopes,
     envelopes_with_free_text_everywhere,
@@ -40,13 +44,10 @@ from rdq_compliance.suites._strategies import (
     envelopes_with_typed_fields,
 )
 from rdq_compliance.testing import (
-    EVERY_JSON_TYPE,
-    MAX_KNOWN_INT,
     T0,
     Rdq,
     base_envelope,
     requirement,
-    with_attempt,
     with_error,
 )
 
@@ -139,58 +140,6 @@ def test_durable_across_reopen(rdq: Rdq) -> None:
                                                                              max_size=4))
 
 
-def _type_cases() -> dict[str, Envelope]:
-    """Envelopes that put every typed field of the model at the values whose Python type
-    or wire form a store most often gets wrong."""
-    detail: dict[str, Any] = {"codes": [1, 2.5, None, True], "": {"nested": [[]]}}
-    every_outcome = (
-        Attempt(attempt_no=1, started_at=T0, finished_at=T0, outcome=Outcome.SUCCESS),
-        Attempt(attempt_no=2, started_at=T0, finished_at=None,
-                outcome=Outcome.RETRYABLE_FAILURE,
-                error=ErrorInfo(type="e.Retry", message="m", detail=detail, stack="s"),
-                extra={"x_attempt": 1}),
-        Attempt(attempt_no=3, started_at=T0, finished_at=T0,
-                outcome=Outcome.PERMANENT_FAILURE,
-                error=ErrorInfo(type="e.Fatal", message="", extra={"x_error": [0.5]})),
-        Attempt(attempt_no=4, started_at=T0, finished_at=T0, outcome=Outcome.LEASE_EXPIRED,
-                error=ErrorInfo(type="rdq.LeaseExpired",
-                                message="lease expired at 2026-07-20T14:03:22.117Z")),
-    )
-    range_ends = (
-        Attempt(attempt_no=0, started_at=EPOCH, finished_at=LAST_INSTANT,
-                outcome=Outcome.SUCCESS),
-        Attempt(attempt_no=MAX_KNOWN_INT, started_at=LAST_INSTANT, finished_at=EPOCH,
-                outcome=Outcome.RETRYABLE_FAILURE, error=ErrorInfo(type="", message="")),
-    )
-    return {
-        # IN_FLIGHT: the only status with a lease; base64 with '+', '/' and padding.
-        "every-field-set": base_envelope(
-            4, status=Status.IN_FLIGHT, lease_expires_at=T0, payload=bytes(range(256)),
-            attempt_count=7, redrive_count=3, attempts=every_outcome,
-            extra={"x_every_type": list(EVERY_JSON_TYPE.values())},
-        ),
-        # null and empty values: None stays None, b"" stays bytes, 0 stays int.
-        "nulls-and-empties": base_envelope(
-            4, id="0" * 26, status=Status.SUCCEEDED, handler_version=None, payload=b"",
-            headers={}, attempt_count=0, redrive_count=0, next_attempt_at=None,
-            attempts=(),
-        ),
-        # the ends of every range: ids, counters, instants; 1- and 2-byte payloads.
-        "range-ends": base_envelope(
-            4, id="7" + "Z" * 25, status=Status.DEAD, payload=b"\xfb\xff",
-            attempt_count=MAX_KNOWN_INT, redrive_count=MAX_KNOWN_INT, created_at=EPOCH,
-            next_attempt_at=None, attempts=range_ends,
-        ),
-        "last-instant": base_envelope(
-            4, id="01ARZ3NDEKTSV4RRFFQ69G5FAV", payload=b"\xff", created_at=LAST_INSTANT,
-            next_attempt_at=LAST_INSTANT,
-        ),
-    }
-
-
-_TYPE_CASES = _type_cases()
-
-
 @requirement("RDQ-RT-004", narrow=True)
 def test_plain_envelope_comes_back_in_exact_form(rdq: Rdq) -> None:
     """RDQ-RT-004 (C3, C7, C11): a plain envelope comes back as an exact model (canonical
@@ -202,7 +151,7 @@ def test_plain_envelope_comes_back_in_exact_form(rdq: Rdq) -> None:
 
 
 @requirement("RDQ-RT-004")
-@pytest.mark.parametrize("env", list(_TYPE_CASES.values()), ids=list(_TYPE_CASES))
+@pytest.mark.parametrize("env", list(TYPE_CASES.values()), ids=list(TYPE_CASES))
 def test_returned_envelopes_are_exact_models(rdq: Rdq, env: Envelope) -> None:
     """RDQ-RT-004 (C3, C6, C7, C9, C11): what read returns validates as a model with
     exact Python types (aware UTC millisecond datetimes, bytes payload, int counters,
@@ -257,29 +206,8 @@ def test_generated_attempt_order_is_kept(rdq: Rdq) -> None:
     rdq.for_all(roundtrip, budget="targeted", env=envelopes_with_reordered_attempts())
 
 
-_TEXTS = {
-    "nul": "\u0000",
-    "nul-inside": "a\u0000b\u0000",
-    "astral": "\U0001f600 \U0010ffff \U00020000",
-    "nfd": "e\u0301",
-    "nfc": "\u00e9",
-    "ligature": "\ufb01",
-    "sharp-s": "Stra\u00dfe",
-    "padded": "  padded \t\n",
-    "trailing-spaces": "CHAR(n) pads  ",
-    "rtl": "\u202eabc\u202c \u05e9\u05dc\u05d5\u05dd",
-    "bom": "\ufeffx",
-    "separators": "\u2028\u2029\r\n",
-    "null-text": "null",
-    "sql": "' OR 1=1; --",
-    "json": '{"a": [1, "b"]}',
-    "marker": "\u2026[truncated]",
-    "empty": "",
-}
-
-
 @requirement("RDQ-RT-006")
-@pytest.mark.parametrize("text", list(_TEXTS.values()), ids=list(_TEXTS))
+@pytest.mark.parametrize("text", list(TEXTS.values()), ids=list(TEXTS))
 def test_free_text_keeps_code_points(rdq: Rdq, text: str) -> None:
     """RDQ-RT-006 (C4): the text comes back with the same code points in every
     free-text field (no trimming, normalization or case folding)."""
@@ -302,23 +230,8 @@ def test_generated_free_text_keeps_code_points(rdq: Rdq) -> None:
     rdq.for_all(roundtrip, budget="targeted", env=envelopes_with_free_text_everywhere())
 
 
-def _utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)  # type: ignore[misc,arg-type]
-
-
-_INSTANTS = {
-    "epoch": _utc(1970, 1, 1),
-    "last": _utc(9999, 12, 31, 23, 59, 59, 999_000),
-    "leap-day": _utc(2024, 2, 29, 12, 0, 0, 1_000),
-    "ms-999": _utc(2026, 7, 20, 14, 3, 22, 999_000),
-    "ms-001": _utc(2026, 7, 20, 14, 3, 22, 1_000),
-    "y2038": _utc(2038, 1, 19, 3, 14, 8, 0),
-    "y2262": _utc(2262, 4, 11, 23, 47, 16, 855_000),
-}
-
-
 @requirement("RDQ-RT-007")
-@pytest.mark.parametrize("instant", list(_INSTANTS.values()), ids=list(_INSTANTS))
+@pytest.mark.parametrize("instant", list(INSTANTS.values()), ids=list(INSTANTS))
 def test_timestamp_keeps_milliseconds(rdq: Rdq, instant: datetime) -> None:
     """RDQ-RT-007 (C3): the instant comes back to the millisecond in every timestamp
     field."""
@@ -339,19 +252,8 @@ def test_generated_timestamps_keep_milliseconds(rdq: Rdq) -> None:
     rdq.for_all(roundtrip, budget="targeted", env=envelopes_with_timestamps_everywhere())
 
 
-_PAYLOADS = {
-    "empty": b"",
-    "one-byte": b"\x00",
-    "two-bytes": b"\xff\xfe",
-    "all-bytes": bytes(range(256)),
-    "utf8-bom": b"\xef\xbb\xbf{}",
-    "invalid-utf8": b"\xc3\x28\xa0\xa1",
-    "64k-random": random.Random(8).randbytes(65_536),
-}
-
-
 @requirement("RDQ-RT-008")
-@pytest.mark.parametrize("payload", list(_PAYLOADS.values()), ids=list(_PAYLOADS))
+@pytest.mark.parametrize("payload", list(PAYLOADS.values()), ids=list(PAYLOADS))
 def test_payload_bytes_are_kept(rdq: Rdq, payload: bytes) -> None:
     """RDQ-RT-008 (C7): the payload comes back byte for byte."""
     rdq.namespace().roundtrip(base_envelope(8, payload=payload))
@@ -368,16 +270,6 @@ def test_generated_payloads_are_kept(rdq: Rdq) -> None:
     rdq.for_all(roundtrip, budget="targeted", id=ids(), payload=payloads(max_size=4096))
 
 
-_HEADERS: dict[str, dict[str, str]] = {
-    "empty-map": {},
-    "empty-key": {"": ""},
-    "case-distinct": {"A": "upper", "a": "lower", "Content-Type": "x", "content-type": "y"},
-    "dotted-and-rdq": {"rdq.source": "kafka://t/0/1", "rdq.submitted_by": "svc", "a.b.c": "d"},
-    "empty-value": {"k": ""},
-    "spaces": {" k ": " v ", "\t": "\n"},
-}
-
-
 @requirement("RDQ-RT-009", narrow=True)
 def test_dotted_header_keys_come_back(rdq: Rdq) -> None:
     """RDQ-RT-009 (C8): dotted and rdq. header keys come back, judged only by the
@@ -387,7 +279,7 @@ def test_dotted_header_keys_come_back(rdq: Rdq) -> None:
 
 
 @requirement("RDQ-RT-009")
-@pytest.mark.parametrize("headers", list(_HEADERS.values()), ids=list(_HEADERS))
+@pytest.mark.parametrize("headers", list(HEADERS.values()), ids=list(HEADERS))
 def test_headers_are_kept(rdq: Rdq, headers: dict[str, str]) -> None:
     """RDQ-RT-009 (C8): header maps come back exactly: the empty key, case-sensitive,
     dotted and rdq. keys, the empty map."""
@@ -405,42 +297,8 @@ def test_generated_headers_are_kept(rdq: Rdq) -> None:
     rdq.for_all(roundtrip, budget="targeted", id=ids(), headers=header_maps())
 
 
-_EMPTIES: dict[str, Any] = {"null": None, "empty-string": "", "empty-object": {},
-                            "empty-array": []}
-
-
-def _empty_cases() -> dict[str, list[Envelope]]:
-    """In the known fields (run before the unknown-field tests: nothing else there), in
-    detail, in unknown fields at every level, and in headers: each case runs after the
-    tests of the place it puts them (``_ordering.item_rank``), so that a store losing
-    that place fails there first, and one confusing the empty values fails here first."""
-    in_detail: list[Envelope] = []
-    unknown: list[Envelope] = []
-    whole = T0.replace(microsecond=0)  # instants in seconds: they carry nothing else
-    for n, value in enumerate(_EMPTIES.values(), 101):
-        in_detail.append(base_envelope(
-            n, created_at=whole, next_attempt_at=whole,
-            attempts=(Attempt(attempt_no=1, started_at=whole, finished_at=whole,
-                              outcome=Outcome.PERMANENT_FAILURE,
-                              error=ErrorInfo(type="e.Fatal", message="m", detail=value)),)))
-        env = with_error(base_envelope(n + 10, extra={"x": value}), extra={"x": value})
-        unknown.append(with_attempt(env, extra={"x": value}))
-    # the empty map, and the empty key with an empty value: headers' own tests first
-    headers = [base_envelope(105, handler_version="", headers={"": ""}),
-               base_envelope(109, headers={})]
-    known = [base_envelope(106, handler_version=None, attempts=()),
-             base_envelope(107, handler_version="", attempts=()),
-             base_envelope(108, attempts=(Attempt(attempt_no=1, started_at=T0,
-                                                  outcome=Outcome.SUCCESS),))]
-    return {"known-fields": known, "detail": in_detail, "unknown-fields": unknown,
-            "headers": headers}
-
-
-_EMPTY_CASES = _empty_cases()
-
-
 @requirement("RDQ-RT-010")
-@pytest.mark.parametrize("written", list(_EMPTY_CASES.values()), ids=list(_EMPTY_CASES))
+@pytest.mark.parametrize("written", list(EMPTY_CASES.values()), ids=list(EMPTY_CASES))
 def test_null_and_empty_values_stay_distinct(rdq: Rdq, written: list[Envelope]) -> None:
     """RDQ-RT-010 (C9): null, "", {} and [] stay four different values: in detail and
     unknown fields at every level, with handler_version null vs "" and no attempts vs
