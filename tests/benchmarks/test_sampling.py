@@ -42,7 +42,7 @@ def category(*frames: str) -> str:
     pytest.param(("pytest_collection (_pytest/main.py:397)",
                   "validate (/repo/rdq_compliance/envelope/_validate.py:72)"),
                  s.STARTUP, id="kit code during collection is start-up"),
-    pytest.param((*MAIN, *DRAW, "free_texts (/repo/rdq_compliance/strategies/_values.py:40)"),
+    pytest.param((*MAIN, *DRAW, "free_texts (/repo/rdq_compliance/strategies/_texts.py:24)"),
                  s.GENERATION, id="the kit's strategies inside a draw are generation"),
     pytest.param((*MAIN, "get_state_machine_test.<locals>.run_state_machine "
                   "(hypothesis/stateful.py:213)",
