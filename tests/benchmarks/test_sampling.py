@@ -61,7 +61,8 @@ def category(*frames: str) -> str:
     pytest.param((*WORKER,), s.KIT_PYTEST, id="the guard thread outside a plugin call"),
     pytest.param((*MAIN, "test_write_replaces (/repo/rdq_compliance/suites/test_storage.py:55)"),
                  s.KIT_SUITES, id="a suite's test body"),
-    pytest.param((*MAIN, "Namespace.expect (/repo/rdq_compliance/testing/_namespaces.py:99)"),
+    pytest.param((*MAIN, "Namespace.expect "
+                  "(/repo/rdq_compliance/testing/_namespace_handle.py:153)"),
                  s.KIT_PYTEST, id="the testing API's handle and namespaces are the kit's layer"),
     pytest.param((*MAIN, "test_write_replaces (/repo/rdq_compliance/suites/test_storage.py:55)",
                   "base_envelope (/repo/rdq_compliance/testing/_builders.py:40)"),
