@@ -62,7 +62,7 @@ def bench_codec(repeat: int, quick: bool) -> list[str]:
 
     def kit_checks() -> None:
         # What Namespace.write + Namespace.expect add to one plugin round trip
-        # (rdq_compliance/testing/_namespaces.py): copy for the plugin, mutation
+        # (rdq_compliance/testing/_namespace_handle.py): copy for the plugin, mutation
         # diff, model validation of what was read, comparison with the expected.
         # (Through the stdio bridge the model validation is skipped: the bridge
         # validated the wire JSON the model was built from.)

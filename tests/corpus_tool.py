@@ -39,7 +39,7 @@ from rdq_compliance.envelope._limits import (
 )
 from rdq_compliance.envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 from rdq_compliance.strategies import _shapes as shapes
-from rdq_compliance.strategies._values import random_text
+from rdq_compliance.strategies._texts import random_text
 
 __all__ = ["dump_fixture", "format_fixture_text", "main"]
 

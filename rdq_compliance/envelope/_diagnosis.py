@@ -119,7 +119,7 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     _r("/redrive_count", "*", "RDQ-RT-004", "C5"),
     _r("/**", "instant", "RDQ-RT-007", "C3"),
     # A read that found the wrong thing for what the test did before it (the storage
-    # semantics: ``testing._namespaces.Namespaces.semantics``). Each id its own: every
+    # semantics: ``testing._owned_namespaces.Namespaces.semantics``). Each id its own: every
     # test writing two envelopes to a namespace carries it along.
     _r("/", "overwritten|other-id", "RDQ-RT-002", "C13"),
     _r("/**", "empty-null", "RDQ-RT-010", "C9"),

@@ -26,21 +26,12 @@ from ._envelopes import (
     envelopes_of_other_versions,
     errors,
 )
-from ._values import (
-    COLUMN_LIMITS,
-    EPOCH,
-    LAST_INSTANT,
-    free_texts,
-    header_maps,
-    ids,
-    json_values,
-    long_texts,
-    names,
-    payloads,
-    timestamps,
-    truncated_texts,
-    unknown_field_maps,
-)
+from ._headers import header_maps
+from ._identifiers import ids, names
+from ._json_values import json_values, unknown_field_maps
+from ._payloads import payloads
+from ._texts import COLUMN_LIMITS, free_texts, long_texts, truncated_texts
+from ._timestamps import EPOCH, LAST_INSTANT, timestamps
 
 __all__ = [
     "COLUMN_LIMITS",

@@ -82,6 +82,13 @@ def index(n: int) -> st.SearchStrategy[int]:
 
 
 @functools.cache
+def integers_between(lo: int, hi: int) -> st.SearchStrategy[int]:
+    """``st.integers(lo, hi)``, built once per range: composites that draw a bound
+    they just computed would otherwise build a new strategy on every draw."""
+    return st.integers(lo, hi)
+
+
+@functools.cache
 def plain_texts(min_size: int, max_size: int) -> st.SearchStrategy[str]:
     return st.text(SCALARS, min_size=min_size, max_size=max_size)
 

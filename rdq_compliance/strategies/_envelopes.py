@@ -18,20 +18,23 @@ from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS, form
 from . import _shapes as shapes
 from ._args import check_bool, check_collection, check_int, check_range
 from ._bound import size_bound
-from ._draws import field_map, free_text, index, json_value, plain_texts, spliced_text, text_or
-from ._extremes import EXTREME_KINDS, Plan, plans, pushed
-from ._values import (
-    EPOCH,
-    LAST_INSTANT,
-    TimestampDraw,
-    draw_header_map,
-    draw_id,
-    draw_name,
-    draw_payload,
+from ._draws import (
+    field_map,
+    free_text,
+    index,
     integers_between,
-    traps_without,
-    truncated_texts,
+    json_value,
+    plain_texts,
+    spliced_text,
+    text_or,
 )
+from ._extremes import EXTREME_KINDS, Plan, plans, pushed
+from ._headers import draw_header_map
+from ._identifiers import draw_id, draw_name
+from ._json_values import traps_without
+from ._payloads import draw_payload
+from ._texts import truncated_texts
+from ._timestamps import EPOCH, LAST_INSTANT, TimestampDraw
 
 LEASE_EXPIRED_TYPE = "rdq.LeaseExpired"
 _MAX_PAYLOAD = 256 * 1024

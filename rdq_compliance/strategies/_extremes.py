@@ -29,7 +29,8 @@ from ..envelope._codec import encode
 from ..envelope._deep import depth
 from ..envelope._limits import MAX_ENVELOPE_BYTES
 from ..envelope._model import Attempt, Envelope, ErrorInfo, JSONValue, Outcome
-from ._values import COLUMN_LIMITS, WIDTHS, exact_byte_texts, free_texts, json_values
+from ._json_values import json_values
+from ._texts import COLUMN_LIMITS, WIDTHS, exact_byte_texts, free_texts
 
 __all__ = ["EXTREME_KINDS", "LONG_FIELDS", "Plan", "plans", "pushed"]
 

@@ -41,7 +41,7 @@ from ._failures import C17_CODES, CheckFailed, OperationHung
 from ._handle import Rdq
 from ._lanes import Lane, now_ns
 from ._marker import requirement
-from ._namespaces import Namespace
+from ._namespace_handle import Namespace
 from ._properties import PROFILES, derived_seed
 from ._upgrade import DROPPED, Saved
 

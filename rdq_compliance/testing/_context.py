@@ -1,11 +1,11 @@
 """What the modules a test's handle is built from need of it: :class:`Context`.
 
-:class:`~._handle.Rdq` is built from namespaces (``_namespaces``), generated checks
-(``_properties``) and the shared one-character namespace (``_shared``); each of those
-needs a few facts and the failing and calling of the handle. They ask for this
-protocol, which ``Rdq`` implements, so that no module below ``_handle`` imports it back
-(the import graph keeps no cycle, type-only imports included). The run's settings live
-here for the same reason.
+:class:`~._handle.Rdq` is built from namespaces (``_owned_namespaces``,
+``_namespace_handle``), generated checks (``_properties``) and the shared one-character
+namespace (``_shared``); each of those needs a few facts and the failing and calling of
+the handle. They ask for this protocol, which ``Rdq`` implements, so that no module below
+``_handle`` imports it back (the import graph keeps no cycle, type-only imports
+included). The run's settings live here for the same reason.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Everything a suite does to a plugin goes through it: facts (the plugin's label and
 declaration, the test's parameters, the replayed case), failing with a message that
 names the requirement, calling the plugin through the guard, namespaces (see
-``_namespaces``) and generated checks (see ``_properties``, ``_lanes``). The pytest
+``_owned_namespaces``) and generated checks (see ``_properties``, ``_lanes``). The pytest
 plugin builds one per test from the run's settings and the plugin's runtime.
 """
 
@@ -39,7 +39,8 @@ from ._failures import (
     violation_lines,
 )
 from ._marker import MARKER
-from ._namespaces import Namespace, Namespaces
+from ._namespace_handle import Namespace
+from ._owned_namespaces import Namespaces
 from ._runtime import PluginRuntime
 from ._shared import shared_namespace
 from ._symptoms import symptom_of_violation
@@ -257,7 +258,7 @@ class Rdq:
                 symptom=symptom,
             )
 
-    # -- namespaces (see _namespaces) -------------------------------------------
+    # -- namespaces (see _owned_namespaces) -------------------------------------
 
     def new_name(self) -> str:
         """A namespace name no other test (or xdist worker, or other run) uses:

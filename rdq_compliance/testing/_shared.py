@@ -34,7 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ._namespaces import Namespace, Namespaces
+    from ._namespace_handle import Namespace
+    from ._owned_namespaces import Namespaces
 
 __all__ = ["GRACE", "SharedLock", "lock_path", "shared_namespace"]
 

@@ -245,7 +245,7 @@ def symptom_of_violation(
     )
 
 
-# The kit's own failure messages (testing/_handle.py, _namespaces.py): the second line is
+# The kit's own failure messages (testing/_handle.py, _namespace_handle.py): the second line is
 # "plugin 'label': <operation>(…) … refused … with StorageError(code='X', message='…')"
 # or "plugin 'label': <operation>(…) … raised Type: message".
 _PLUGIN_LINE = re.compile(r"^plugin '(?:[^'\\]|\\.)*': (?P<body>.*)$", re.M)

@@ -42,7 +42,7 @@ def category(*frames: str) -> str:
     pytest.param(("pytest_collection (_pytest/main.py:397)",
                   "validate (/repo/rdq_compliance/envelope/_validate.py:72)"),
                  s.STARTUP, id="kit code during collection is start-up"),
-    pytest.param((*MAIN, *DRAW, "free_texts (/repo/rdq_compliance/strategies/_values.py:40)"),
+    pytest.param((*MAIN, *DRAW, "free_texts (/repo/rdq_compliance/strategies/_texts.py:24)"),
                  s.GENERATION, id="the kit's strategies inside a draw are generation"),
     pytest.param((*MAIN, "get_state_machine_test.<locals>.run_state_machine "
                   "(hypothesis/stateful.py:213)",
@@ -61,7 +61,8 @@ def category(*frames: str) -> str:
     pytest.param((*WORKER,), s.KIT_PYTEST, id="the guard thread outside a plugin call"),
     pytest.param((*MAIN, "test_write_replaces (/repo/rdq_compliance/suites/test_storage.py:55)"),
                  s.KIT_SUITES, id="a suite's test body"),
-    pytest.param((*MAIN, "Namespace.expect (/repo/rdq_compliance/testing/_namespaces.py:99)"),
+    pytest.param((*MAIN, "Namespace.expect "
+                  "(/repo/rdq_compliance/testing/_namespace_handle.py:153)"),
                  s.KIT_PYTEST, id="the testing API's handle and namespaces are the kit's layer"),
     pytest.param((*MAIN, "test_write_replaces (/repo/rdq_compliance/suites/test_storage.py:55)",
                   "base_envelope (/repo/rdq_compliance/testing/_builders.py:40)"),

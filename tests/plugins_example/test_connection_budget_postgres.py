@@ -1,7 +1,7 @@
 """Issue 22 §3, end to end: a plugin with one PostgreSQL connection per adapter passes the
 whole kit on a server whose ``max_connections`` is 20, alone and under ``-n 2``. The kit
 keeps at most 4 adapters and 1 storage open per process (see
-``rdq_compliance/testing/_namespaces.py``); before it did, one test held 25 adapters."""
+``rdq_compliance/testing/_owned_namespaces.py``); before it did, one test held 25 adapters."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from rdq_compliance._requirements import get_requirement
 from rdq_compliance.testing import CheckFailed, Lane, base_envelope
 from rdq_compliance.testing._context import KitSettings
 from rdq_compliance.testing._handle import Rdq
-from rdq_compliance.testing._namespaces import MAX_OPEN_ADAPTERS
+from rdq_compliance.testing._namespace_handle import MAX_OPEN_ADAPTERS
 
 from ._fake_plugin import Plugin
 from ._fake_runtime import started_runtime

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from rdq_compliance.testing._namespaces import MAX_OPEN_ADAPTERS
+from rdq_compliance.testing._namespace_handle import MAX_OPEN_ADAPTERS
 from tests.mutants._harness import run_kit
 
 PLUGIN = "tests.testing._budget_plugin:"

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from rdq_compliance.testing import base_envelope
-from rdq_compliance.testing._namespaces import Namespaces
+from rdq_compliance.testing._owned_namespaces import Namespaces
 from rdq_compliance.testing._symptoms import _what_differs
 
 
