@@ -7,12 +7,13 @@ reads it for the kit; the tooling that keeps it tidy (formatter, generator) is a
 development tool, ``python -m tests.corpus_tool``, not part of the runtime package.
 
 It imports neither pytest, pluggy nor Hypothesis; ``jsonschema`` (the manifest's
-shape is ``manifest.schema.json``, shipped beside it) only when it first loads the
-manifest.
+shape is ``manifest.schema.json``, shipped beside it) only to check a manifest that has
+not passed that check before on this machine (see :func:`_check_schema_once`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -22,6 +23,7 @@ from typing import Any
 
 import rdq_compliance
 
+from ._cache import cache_dir
 from .envelope._codec import decode
 from .envelope._codes import ViolationCode
 from .envelope._deep import short_repr
@@ -172,7 +174,7 @@ def _load(directory: Path) -> tuple[Fixture, ...]:
         manifest = json.loads(text, object_pairs_hook=functools.partial(_unique_keys, path))
     except ValueError as exc:
         raise CorpusError(f"the fixture manifest {path} is not valid JSON: {exc}") from exc
-    _check_schema(path, manifest)
+    _check_schema_once(path, text, manifest)
     # What the schema cannot say: id and file agree with the entry, codes come from the
     # core, files exist, ids are unique.
     fixtures: list[Fixture] = []
@@ -205,6 +207,28 @@ def _validator() -> Any:
     import jsonschema
 
     return jsonschema.Draft202012Validator(manifest_schema())
+
+
+def _check_schema_once(path: Path, text: str, manifest: object) -> None:
+    """:func:`_check_schema`, skipped for a manifest that, with the same schema, passed it
+    before on this machine: a marker named by the digest of both files' bytes, in the
+    kit's cache directory. The check (jsonschema's import and the 222 entries) is about a
+    seventh of a kit process' start-up, paid by every run and every xdist worker; other
+    bytes are a new digest, checked again. Without a writable cache it runs every time."""
+    try:
+        schema = (corpus_dir() / MANIFEST_SCHEMA_NAME).read_bytes()  # the one it checks with
+    except OSError:
+        _check_schema(path, manifest)  # says what is wrong with the schema
+        return
+    data = text.encode("utf-8")
+    digest = hashlib.sha256(len(schema).to_bytes(8, "big") + schema + data).hexdigest()
+    marker = cache_dir() / "checked-manifests" / digest
+    if marker.is_file():
+        return
+    _check_schema(path, manifest)
+    with contextlib.suppress(OSError):  # a cache that cannot be written costs time only
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        marker.touch()
 
 
 def _check_schema(path: Path, manifest: object) -> None:

@@ -5,6 +5,7 @@ the corpus promises (checked with plain json/len, not with the core)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -505,15 +506,18 @@ def test_id_and_file_must_name_the_entrys_version_kind_and_slug(
         _corpus.load_manifest(root)
 
 
-def test_jsonschema_is_imported_on_the_first_manifest_load_only() -> None:
+def test_jsonschema_is_imported_to_check_a_manifest_only_the_first_time(tmp_path: Path) -> None:
+    """Not by ``import rdq_compliance``; by the first process that loads the manifest on a
+    machine (a fresh cache); not by the next, which finds the manifest's marker."""
     code = (
         "import sys\nimport rdq_compliance, rdq_compliance._corpus as c\n"
         "print('jsonschema' in sys.modules)\nc.load_manifest()\n"
         "print('jsonschema' in sys.modules)\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out == ["False", "True"]
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env=env).stdout.split() for _ in range(2)]
+    assert runs == [["False", "True"], ["False", "False"]]
 
 
 def test_the_wheel_ships_the_manifest_schema_and_the_loader_finds_it(tmp_path: Path) -> None:
@@ -534,3 +538,47 @@ def test_the_wheel_ships_the_manifest_schema_and_the_loader_finds_it(tmp_path: P
                          check=True, cwd=tmp_path, env={"PYTHONPATH": str(unpacked), "PATH": ""},
                          ).stdout.split()
     assert out == [str(unpacked / "rdq_compliance" / "_fixtures"), "True"]
+
+
+def test_a_manifest_that_passed_its_schema_check_is_not_checked_again_but_other_bytes_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The schema check is skipped only for the very bytes that passed it (a marker named
+    by their digest in the kit's cache): one changed byte is checked, and refused."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = _mini_corpus(tmp_path / "corpus", ["v1.valid.payload-empty"])
+    checked: list[Path] = []
+    real = _corpus._check_schema
+
+    def counting(path: Path, manifest: object) -> None:
+        checked.append(path)
+        real(path, manifest)
+
+    monkeypatch.setattr(_corpus, "_check_schema", counting)
+    _corpus.load_manifest(root)
+    markers = list((tmp_path / "cache/rdq-compliance/checked-manifests").iterdir())
+    assert len(checked) == 1 and len(markers) == 1
+    _corpus._load.cache_clear()  # a new process: the same bytes are trusted
+    _corpus.load_manifest(root)
+    assert len(checked) == 1
+    manifest = json.loads((root / "manifest.json").read_text("utf-8"))
+    manifest["fixtures"][0]["unexpected"] = 1  # the schema allows no other key
+    (root / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    _corpus._load.cache_clear()
+    with pytest.raises(CorpusError, match="unexpected"):
+        _corpus.load_manifest(root)
+    assert len(checked) == 2
+
+
+def test_without_a_writable_cache_the_schema_is_checked_every_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "cache").write_text("")  # a file: no cache directory can be made there
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = _mini_corpus(tmp_path / "corpus", ["v1.valid.payload-empty"])
+    checked: list[Path] = []
+    monkeypatch.setattr(_corpus, "_check_schema", lambda path, _: checked.append(path))
+    for _ in range(2):
+        _corpus._load.cache_clear()
+        _corpus.load_manifest(root)
+    assert len(checked) == 2

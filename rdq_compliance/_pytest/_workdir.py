@@ -14,6 +14,8 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from .._cache import cache_dir
+
 __all__ = ["HYPOTHESIS_ENV", "hypothesis_home", "keep_hypothesis_out"]
 
 HYPOTHESIS_ENV = "HYPOTHESIS_STORAGE_DIRECTORY"
@@ -24,8 +26,7 @@ def hypothesis_home(invocation_dir: Path) -> Path | None:
     to leave Hypothesis alone."""
     if os.environ.get(HYPOTHESIS_ENV) or (invocation_dir / ".hypothesis").exists():
         return None
-    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache) / "rdq-compliance" / "hypothesis"
+    return cache_dir() / "hypothesis"
 
 
 def keep_hypothesis_out(invocation_dir: Path) -> Callable[[], None]:
