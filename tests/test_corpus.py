@@ -547,6 +547,8 @@ def test_a_manifest_that_passed_its_schema_check_is_not_checked_again_but_other_
     by their digest in the kit's cache): one changed byte is checked, and refused."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = _mini_corpus(tmp_path / "corpus", ["v1.valid.payload-empty"])
+    shutil.copyfile(REPO / "fixtures" / "manifest.schema.json", root / "manifest.schema.json")
+    monkeypatch.setattr(_corpus, "corpus_dir", lambda: root)  # as the kit's own corpus
     checked: list[Path] = []
     real = _corpus._check_schema
 
@@ -576,9 +578,21 @@ def test_without_a_writable_cache_the_schema_is_checked_every_time(
     (tmp_path / "cache").write_text("")  # a file: no cache directory can be made there
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = _mini_corpus(tmp_path / "corpus", ["v1.valid.payload-empty"])
+    shutil.copyfile(REPO / "fixtures" / "manifest.schema.json", root / "manifest.schema.json")
+    monkeypatch.setattr(_corpus, "corpus_dir", lambda: root)
     checked: list[Path] = []
     monkeypatch.setattr(_corpus, "_check_schema", lambda path, _: checked.append(path))
     for _ in range(2):
         _corpus._load.cache_clear()
         _corpus.load_manifest(root)
     assert len(checked) == 2
+
+
+def test_a_corpus_other_than_the_kits_own_leaves_no_marker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A corpus being written (``tests.corpus_tool --dir``, these tests' mini corpora) is
+    checked every time and leaves nothing in the cache."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    _corpus.load_manifest(_mini_corpus(tmp_path / "corpus", ["v1.valid.payload-empty"]))
+    assert not (tmp_path / "cache").exists()
