@@ -399,8 +399,14 @@ class KitPlugin:
             pytest.skip(f"plugin declares no {req.capability!r} capability")
         ctx = Rdq(item, req, rdq_plugin, self.settings)
         item.stash[_RDQ_KEY] = ctx
-        yield ctx
-        ctx.teardown()
+        try:
+            yield ctx
+            ctx.teardown()
+        finally:
+            # The item lives to the end of the session: kept there, every handle would keep
+            # its namespaces and every envelope the test wrote (and each full garbage
+            # collection would walk them all).
+            del item.stash[_RDQ_KEY]
 
 
 def _in_xdist_worker(config: pytest.Config) -> bool:

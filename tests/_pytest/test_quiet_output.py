@@ -88,10 +88,16 @@ def test_a_property_failing_on_a_big_example_shows_no_repr_warning(
     """Hypothesis warns of an "overly large repr" when it replays a minimal failing example
     whose repr passes 30,000 characters: a plugin refusing envelopes over 64 KiB fails
     RDQ-RT-001 on one (the kit filters the warning out, kit.configure)."""
-    result = run(kit, "--rdq-plugin=fake", "--rdq-option=fault=refuse-over-64k",
-                 "--rdq-failures-dir=cases", "-k", "test_generated_envelopes_roundtrip")
-    # At the quick profile about half the seeds draw an envelope over 64 KiB; the default
-    # seed does (if a change of the strategies makes it not, this fails here: pick one).
+    # At the quick profile about half the seeds draw an envelope over 64 KiB, and which
+    # half moves with the string constants Hypothesis collects from the loaded modules
+    # (this process' too): the first seed that does. (At ci the replay shows no warning
+    # even without the kit's filter, so only quick can show the filter at work.)
+    for seed in range(10):
+        result = run(kit, "--rdq-plugin=fake", "--rdq-option=fault=refuse-over-64k",
+                     "--rdq-failures-dir=cases", "-k", "test_generated_envelopes_roundtrip",
+                     f"--rdq-seed={seed}")
+        if result.parseoutcomes().get("failed"):
+            break
     result.assert_outcomes(failed=1)
     out = result.stdout.str() + result.stderr.str()
     assert "overly large repr" not in out
