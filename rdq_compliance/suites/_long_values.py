@@ -5,6 +5,7 @@ refused"), so that a column limit reads as one."""
 
 from __future__ import annotations
 
+import functools
 import random
 
 from hypothesis import strategies as st
@@ -45,12 +46,14 @@ _POINTS = {w: range(lo, hi + 1) for w, (lo, hi) in _WIDTH_RANGES.items()}
 _WIDTHS = (2, 3, 4)
 
 
+@functools.lru_cache(maxsize=64)
 def random_text(seed: int, nbytes: int, *, multibyte: bool) -> str:
     """Exactly ``nbytes`` UTF-8 bytes picked at random (incompressible: a store that
     compresses cannot squeeze it under a limit), the same on every run: printable ASCII,
     or characters of 2, 3 and 4 bytes picked alike while 4 bytes are left, then ASCII.
     Drawn in batches (a width per character, then the code points of each width): the
-    suite writes some 500,000 such characters per run."""
+    suite writes some 500,000 such characters per run. Cached: every long field gets the
+    same text of a size, 16 distinct texts for 160 calls (a tenth of the CPU)."""
     rng = random.Random(seed)
     widths: list[int] = []
     left = nbytes
