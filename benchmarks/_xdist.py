@@ -45,12 +45,8 @@ def bench_xdist(repeat: int, quick: bool) -> list[str]:
         setups.append(("wheel (site-packages)", wheel, False, "cached"))
     else:
         verdicts.append("- the wheel install failed: not measured")
-    for n, (installed, python, cold, label) in enumerate(setups):
-        # The first setup also runs xdist's own `load` scheduler (the kit's cost-first
-        # one blocked), interleaved with the others: what the kit's scheduling gains.
+    for installed, python, cold, label in setups:
         modes = [("serial", []), ("`-n 2`", ["-n", "2"])]
-        if n == 0:
-            modes.append(("`-n 2`, xdist's own scheduler", ["-n", "2", "-p", "no:rdq-schedule"]))
         runs: dict[str, list[Run]] = {mode: [] for mode, _ in modes}
         for i in range(repeat):
             for mode, extra in modes:
@@ -64,16 +60,10 @@ def bench_xdist(repeat: int, quick: bool) -> list[str]:
         serial, para = runs["serial"], runs["`-n 2`"]
         speedup = median([r.wall for r in serial]) / median([r.wall for r in para])
         extra_cpu = median([r.cpu for r in para]) - median([r.cpu for r in serial])
-        own = runs.get("`-n 2`, xdist's own scheduler")
-        theirs = ""
-        if own:
-            ratio = median([r.wall for r in serial]) / median([r.wall for r in own])
-            theirs = f"; with xdist's own scheduler {ratio:.2f}x"
         verdicts.append(
             f"- {installed}, bytecode {label}: "
             + verdict(speedup >= TARGET_SPEEDUP, f"{speedup:.2f}x, target ≥ {TARGET_SPEEDUP}x")
-            + f"; `-n 2` spends {extra_cpu:+.2f} s CPU more than serial"
-            + theirs)
+            + f"; `-n 2` spends {extra_cpu:+.2f} s CPU more than serial")
     shutil.rmtree(venv, ignore_errors=True)
     return [*rows, "", *verdicts, "", *_timelines(args)]
 
@@ -82,15 +72,13 @@ def _timelines(args: list[str]) -> list[str]:
     """One serial and one ``-n 2`` run with ``-p benchmarks._timeline``: when each process
     was ready, ran its first test and ended its last — the start-up a worker pays, and
     the tail where one worker idles while the other finishes."""
-    rows = ["Where the time of a run goes (one serial run, one `-n 2` run and one with xdist's "
-            "own `load` scheduler, kit editable, "
+    rows = ["Where the time of a run goes (one serial run and one `-n 2` run, kit editable, "
             "bytecode cached, `-p benchmarks._timeline`; seconds since the run started):", "",
             "| run | process | start-up done | collected | first test | last test ends | "
             "busy (tests) | tests | idle at the end | longest test | process CPU |",
             "|---|---|---|---|---|---|---|---|---|---|---|"]
     notes = []
-    for mode, extra in (("serial", []), ("`-n 2`", ["-n", "2"]),
-                        ("`-n 2`, xdist's own", ["-n", "2", "-p", "no:rdq-schedule"])):
+    for mode, extra in (("serial", []), ("`-n 2`", ["-n", "2"])):
         work = Path(tempfile.mkdtemp(prefix="rdq-bench-timeline-"))
         log(f"xdist: timeline, {mode}")
         run = run_kit([*args, "-p", "benchmarks._timeline", *extra],

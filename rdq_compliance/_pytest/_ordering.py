@@ -45,7 +45,7 @@ from ..testing._builders import base_envelope
 from ..testing._failures import CheckFailed, OperationHung, find_failure
 from ..testing._marker import MARKER
 from ..testing._symptoms import symptom_of_exception
-from ._schedule import SLOW, cost
+from ._costs import SLOW, cost
 
 __all__ = [
     "SUITE_MODULE_PREFIX", "StopOnCause", "carried", "cost_rank", "examples_first", "is_kit_test",
@@ -82,7 +82,7 @@ def is_narrow(item: pytest.Item) -> bool:
 
 def cost_rank(item: pytest.Item) -> int:
     """0 the state machine (the longest test), 1 one of the longest properties (its cost
-    in ``_schedule.COSTS`` at least ``SLOW``, or ``@requirement(..., slow=True)`` for a test
+    in ``_costs.COSTS`` at least ``SLOW``, or ``@requirement(..., slow=True)`` for a test
     the table does not know), 2 another property, 3 a fixed example: the order of the
     kit's tests and of its shards."""
     mark = _marker(item)

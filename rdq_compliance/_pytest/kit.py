@@ -37,7 +37,6 @@ from ._ordering import (
     longest_first,
     specificity,
 )
-from ._schedule import CostFirst
 from ._settings import (
     TOKEN_INPUT,
     as_list,
@@ -120,8 +119,6 @@ def configure(config: pytest.Config) -> None:
     config.pluginmanager.register(upgrade, "rdq-upgrade")
     kit = KitPlugin(config, settings, loaded, _suites_to_add(config, settings))
     config.pluginmanager.register(kit, "rdq-kit")
-    if not _in_xdist_worker(config):  # under -n: the longest tests dealt first
-        config.pluginmanager.register(CostFirst(), "rdq-schedule")
     if config.getoption("maxfail", 0) == 1 and not config.pluginmanager.has_plugin("dsession") \
             and not _in_xdist_worker(config) and settings.replay is None:
         config.pluginmanager.register(StopOnCause(), "rdq-stop-on-cause")

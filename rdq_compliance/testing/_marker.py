@@ -38,7 +38,7 @@ def requirement(
     examples first (``-x`` stops at the first defect a fixed example shows).
     ``slow``: one of the longest properties (measured: ``--durations``): it runs, and
     under ``-n N`` is dealt out, before the other properties. The kit's own properties
-    take it from their measured cost (``_pytest/_schedule.COSTS``); this is for a test
+    take it from their measured cost (``_pytest/_costs.COSTS``); this is for a test
     that table does not know.
     ``carries``: ids of other requirements whose values the test writes on purpose
     (beyond what its parameters show): it runs after their tests, so that ``-x`` stops

@@ -203,11 +203,11 @@ def test_k_with_an_unknown_requirement_id_lists_the_closest(kit: Any) -> None:
 
 
 def test_the_longest_properties_come_from_the_measured_costs() -> None:
-    """One table says which kit tests are long (``_schedule.COSTS``): a property at
+    """One table says which kit tests are long (``_costs.COSTS``): a property at
     least ``SLOW`` seconds ranks as one of the longest without a ``slow`` flag, a
     cheaper one does not, and ``slow=True`` still ranks a test the table does not know."""
+    from rdq_compliance._pytest._costs import COSTS, SLOW
     from rdq_compliance._pytest._ordering import cost_rank
-    from rdq_compliance._pytest._schedule import COSTS, SLOW
 
     long = item("long", "property")
     long.nodeid = "rdq_compliance/suites/test_roundtrip.py::test_generated_envelopes_roundtrip[x]"
