@@ -215,24 +215,30 @@ def _check_schema_once(path: Path, text: str, manifest: object) -> None:
     the kit's cache directory. The check (jsonschema's import and the 222 entries) is about a
     seventh of a kit process' start-up, paid by every run and every xdist worker; other
     bytes are a new digest, checked again. Without a writable cache it runs every time."""
-    try:
-        shipped = corpus_dir()
-        schema = (shipped / MANIFEST_SCHEMA_NAME).read_bytes()  # the one it checks with
-    except (CorpusError, OSError):
-        _check_schema(path, manifest)  # says what is wrong
-        return
-    if path.parent.resolve() != shipped.resolve():
-        _check_schema(path, manifest)  # a corpus being written (tests.corpus_tool): no marker
-        return
-    data = text.encode("utf-8")
-    digest = hashlib.sha256(len(schema).to_bytes(8, "big") + schema + data).hexdigest()
-    marker = cache_dir() / "checked-manifests" / digest
-    if marker.is_file():
+    marker = _schema_marker(path, text)
+    if marker is not None and marker.is_file():
         return
     _check_schema(path, manifest)
-    with contextlib.suppress(OSError):  # a cache that cannot be written costs time only
-        marker.parent.mkdir(parents=True, exist_ok=True)
-        marker.touch()
+    if marker is not None:
+        with contextlib.suppress(OSError):  # a cache that cannot be written costs time only
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+
+
+def _schema_marker(path: Path, text: str) -> Path | None:
+    """The marker of the kit's own manifest ``text`` checked against the shipped schema, or
+    None for a corpus being written (``tests.corpus_tool --dir``) or a schema that cannot be
+    read (the check then says what is wrong)."""
+    try:
+        shipped = corpus_dir()
+        if path.parent.resolve() != shipped.resolve():
+            return None
+        schema = (shipped / MANIFEST_SCHEMA_NAME).read_bytes()  # the one it checks with
+    except (CorpusError, OSError):
+        return None
+    data = text.encode("utf-8")
+    digest = hashlib.sha256(len(schema).to_bytes(8, "big") + schema + data).hexdigest()
+    return cache_dir() / "checked-manifests" / digest
 
 
 def _check_schema(path: Path, manifest: object) -> None:

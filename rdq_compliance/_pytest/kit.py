@@ -57,7 +57,6 @@ __all__ = [
 SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
 # Adding a suite is adding one module ``suites/test_<family>.py`` (and its requirements).
 SUITE_FILES = tuple(sorted(SUITES_DIR.glob("test_*.py")))
-_RDQ_KEY = pytest.StashKey[Rdq]()
 _NOTES_KEY = "rdq_notes"
 
 
@@ -306,8 +305,10 @@ class KitPlugin:
         try:
             return (yield)
         except (CheckFailed, OperationHung, BaseExceptionGroup) as exc:
-            rdq = item.stash.get(_RDQ_KEY, None)
-            if rdq is not None:
+            # The test's own handle, while its fixtures are set up (pytest drops them after
+            # the test: nothing keeps a handle, its namespaces and envelopes, past it).
+            rdq = getattr(item, "funcargs", {}).get("rdq")
+            if isinstance(rdq, Rdq):
                 self._save_case(rdq, exc)
             raise
 
@@ -395,15 +396,8 @@ class KitPlugin:
         if req.capability and req.capability not in rdq_plugin.info.capabilities:
             pytest.skip(f"plugin declares no {req.capability!r} capability")
         ctx = Rdq(item, req, rdq_plugin, self.settings)
-        item.stash[_RDQ_KEY] = ctx
-        try:
-            yield ctx
-            ctx.teardown()
-        finally:
-            # The item lives to the end of the session: kept there, every handle would keep
-            # its namespaces and every envelope the test wrote (and each full garbage
-            # collection would walk them all).
-            del item.stash[_RDQ_KEY]
+        yield ctx
+        ctx.teardown()
 
 
 def _in_xdist_worker(config: pytest.Config) -> bool:

@@ -63,17 +63,20 @@ class ReportFormat:
         # Proved by creating (and at once removing) a file beside it: permission bits say
         # nothing to root, nor about /proc or a read-only mount.
         folder = path.parent
+        why = None
         try:
             folder.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryFile(dir=folder):
                 pass
-            if path.exists() and not os.access(path, os.W_OK):
-                raise PermissionError(f"{str(path)!r} is read-only")
         except OSError as exc:
             why = exc.strerror or str(exc)
+        else:
+            if path.exists() and not os.access(path, os.W_OK):
+                why = "the file is read-only"
+        if why is not None:
             raise pytest.UsageError(
                 f"{self.flag}={str(path)!r}: the {self.what} cannot be written there ({why}); "
-                f"expected a path in a folder this run can write to") from None
+                f"expected a path in a folder this run can write to")
 
     def write(self, path: Path, report: Mapping[str, Any]) -> None:
         """Write the file, creating its folder."""
