@@ -29,41 +29,55 @@ def _wheel_python() -> tuple[str | None, Path]:
     return (py if done.returncode == 0 else None), venv
 
 
+SHARED = "one file"
+PER_WORKER = "a file per process"
+STORES = {SHARED: [], PER_WORKER: ["--rdq-option=path=.rdq/db-{worker}.db"]}
+"""The sqlite store as a run without options has it (one file, which the workers of
+``-n 2`` share), and one file per process (``{worker}``, README "A store per worker")."""
+
+
 def bench_xdist(repeat: int, quick: bool) -> list[str]:
     args = ["--rdq-plugin=sqlite", "-q", "--rdq-profile=ci"]
     rows = ["### 6. `-n 2` against serial (sqlite, ci)", "",
-            "| kit installed | bytecode | mode | runs' wall | wall (median) | CPU (median) "
-            "| result |",
-            "|---|---|---|---|---|---|---|"]
+            "Serial and `-n 2` runs alternate; the ratio is the medians' "
+            "(\"paired\": the median of each pair's ratio).", "",
+            "| kit installed | bytecode | store | mode | runs' wall | wall (median) "
+            "| CPU (median) | result |",
+            "|---|---|---|---|---|---|---|---|"]
     verdicts = []
     log("xdist: a virtualenv with the kit installed from a wheel")
     wheel, venv = _wheel_python()
-    setups = [("editable (this checkout)", PYTHON, False, "cached"),
-              ("editable (this checkout)", PYTHON, True, "none (cold)")]
+    setups = [("editable (this checkout)", PYTHON, False, "cached", SHARED),
+              ("editable (this checkout)", PYTHON, False, "cached", PER_WORKER),
+              ("editable (this checkout)", PYTHON, True, "none (cold)", SHARED)]
     if wheel is not None:
         run_kit(["--rdq-plugin=sqlite", "-q", "-k", "no_test_has_this_name"], python=wheel)
-        setups.append(("wheel (site-packages)", wheel, False, "cached"))
+        setups += [("wheel (site-packages)", wheel, False, "cached", SHARED),
+                   ("wheel (site-packages)", wheel, False, "cached", PER_WORKER)]
     else:
         verdicts.append("- the wheel install failed: not measured")
-    for installed, python, cold, label in setups:
+    for installed, python, cold, label, store in setups:
         modes = [("serial", []), ("`-n 2`", ["-n", "2"])]
         runs: dict[str, list[Run]] = {mode: [] for mode, _ in modes}
         for i in range(repeat):
             for mode, extra in modes:
-                log(f"xdist ({installed}, {label}): {mode} {i + 1}/{repeat}")
-                runs[mode].append(run_kit([*args, *extra], cold=cold, python=python))
+                log(f"xdist ({installed}, {label}, {store}): {mode} {i + 1}/{repeat}")
+                runs[mode].append(run_kit([*args, *STORES[store], *extra], cold=cold,
+                                          python=python))
         for mode, done in runs.items():
             rows.append(
-                f"| {installed} | {label} | {mode} | {', '.join(f'{r.wall:.1f}' for r in done)} | "
+                f"| {installed} | {label} | {store} | {mode} | "
+                f"{', '.join(f'{r.wall:.1f}' for r in done)} | "
                 f"{fmt_s(median([r.wall for r in done]))} | "
                 f"{fmt_s(median([r.cpu for r in done]))} | {done[-1].summary} |")
         serial, para = runs["serial"], runs["`-n 2`"]
         speedup = median([r.wall for r in serial]) / median([r.wall for r in para])
+        paired = median([s.wall / p.wall for s, p in zip(serial, para, strict=True)])
         extra_cpu = median([r.cpu for r in para]) - median([r.cpu for r in serial])
         verdicts.append(
-            f"- {installed}, bytecode {label}: "
+            f"- {installed}, bytecode {label}, {store}: "
             + verdict(speedup >= TARGET_SPEEDUP, f"{speedup:.2f}x, target ≥ {TARGET_SPEEDUP}x")
-            + f"; `-n 2` spends {extra_cpu:+.2f} s CPU more than serial")
+            + f" (paired {paired:.2f}x); `-n 2` spends {extra_cpu:+.2f} s CPU more than serial")
     shutil.rmtree(venv, ignore_errors=True)
     return [*rows, "", *verdicts, "", *_timelines(args)]
 
@@ -78,7 +92,9 @@ def _timelines(args: list[str]) -> list[str]:
             "busy (tests) | tests | idle at the end | longest test | process CPU |",
             "|---|---|---|---|---|---|---|---|---|---|---|"]
     notes = []
-    for mode, extra in (("serial", []), ("`-n 2`", ["-n", "2"])):
+    runs = [(f"{mode}, {store}", [*STORES[store], *extra]) for store in STORES
+            for mode, extra in (("serial", []), ("`-n 2`", ["-n", "2"]))]
+    for mode, extra in runs:
         work = Path(tempfile.mkdtemp(prefix="rdq-bench-timeline-"))
         log(f"xdist: timeline, {mode}")
         run = run_kit([*args, "-p", "benchmarks._timeline", *extra],

@@ -14,6 +14,7 @@ import pytest
 
 from .._requirements import REQUIREMENTS
 from ..storage._discovery import (
+    MAIN,
     STDIO,
     DiscoveryError,
     LoadedPlugin,
@@ -128,6 +129,14 @@ def _run_token(config: pytest.Config) -> tuple[str, str]:
     return token, ""
 
 
+def _process_name(config: pytest.Config) -> str:
+    """What ``{worker}`` in an option value becomes: the xdist worker's id (``gw0``), or
+    ``main`` in a run without workers and on the xdist controller."""
+    workerinput = getattr(config, "workerinput", None)
+    worker = workerinput.get("workerid") if isinstance(workerinput, dict) else None
+    return str(worker) if worker else MAIN
+
+
 def load_plugins(config: pytest.Config, settings: KitSettings) -> list[LoadedPlugin]:
     testee = option(config, "rdq_testee")
     try:
@@ -136,6 +145,7 @@ def load_plugins(config: pytest.Config, settings: KitSettings) -> list[LoadedPlu
             loaded,
             as_list(option(config, "rdq_options")),
             testee=None if testee is None else str(testee),
+            worker=_process_name(config),
         )
     except DiscoveryError as exc:
         raise usage(str(exc)) from None

@@ -38,7 +38,7 @@ from .._corpus import corpus_hash as fixture_corpus_hash
 from .._requirements import get_requirement
 from ..envelope._codec import encode
 from ..reporting import write_json
-from ..storage._discovery import STDIO, LoadedPlugin
+from ..storage._discovery import STDIO, WORKER, LoadedPlugin
 from ..testing._handle import skip_not_applicable
 from ..testing._runtime import PluginRuntime
 from ..testing._upgrade import DROPPED, KEPT_ROLES, ROLES, Saved
@@ -121,6 +121,13 @@ def configure(
                            f"{', '.join(repr(p.label) for p in loaded)}; upgrade one plugin "
                            "per directory")
     plugin = loaded[0]
+    if plugin.per_worker:
+        # The xdist controller saves the corpus and the workers read it: with a store per
+        # process the check would read an empty store and blame the new release.
+        names = ", ".join(sorted(plugin.per_worker))
+        raise UpgradeError(f"{flag} needs the one store both releases open, but option "
+                           f"{names} of plugin {plugin.label!r} names {WORKER} (a store per "
+                           f"process); give it a value without {WORKER}")
     saved = None
     if save is not None:
         _check_save_dir(save)

@@ -90,9 +90,9 @@ def configure(config: pytest.Config) -> None:
     config.add_cleanup(keep_hypothesis_out(config.invocation_params.dir))
     # The kit's failure messages show the envelopes, cut to size; Hypothesis's warning
     # about the repr of a large generated argument tells the user nothing (issue 21 §7).
-    config.addinivalue_line(
-        "filterwarnings",
-        "ignore:Generating overly large repr:hypothesis.errors.HypothesisWarning")
+    # No category: naming Hypothesis' would import Hypothesis in the xdist controller,
+    # which runs no test, while it spawns the workers; only Hypothesis says this.
+    config.addinivalue_line("filterwarnings", "ignore:Generating overly large repr")
     for r in REQUIREMENTS:  # -m RDQ-UF-001 (and --strict-markers) know each id
         config.addinivalue_line("markers", f"{r.id}: {r.level} [{' '.join(r.clauses)}] {r.title}")
     config.stash[RUN_KEY] = KitRun(
@@ -214,6 +214,10 @@ class KitPlugin:
         """xdist controller: a worker finished; keep its notes for the report."""
         notes = getattr(node, "workeroutput", {}).get(_NOTES_KEY, [])
         self.config.stash[RUN_KEY].notes.extend(str(n) for n in notes)
+        # Hypothesis' pytest plugin imports Hypothesis in the controller's terminal summary,
+        # after the last worker ends (0.1 s on the run's tail); the first worker to end
+        # leaves a CPU free for it while the others finish.
+        import hypothesis  # noqa: F401
 
     # -- collection ----------------------------------------------------------
 

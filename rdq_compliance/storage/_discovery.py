@@ -28,6 +28,7 @@ from ._protocol import OptionSpec, positive_seconds
 __all__ = [
     "ENTRY_POINT_GROUP",
     "STDIO",
+    "WORKER",
     "DiscoveryError",
     "LoadedPlugin",
     "available_plugin_names",
@@ -40,6 +41,14 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "rdq.storage"
 STDIO = "stdio"
+WORKER = "{worker}"
+"""Replaced, in every option value (given, from the environment or a default), by the
+name of the process that opens the store: ``gw0``, ``gw1``… in a pytest-xdist worker,
+``main`` otherwise. Under ``-n N`` each worker then has a store of its own
+(``--rdq-option path=.rdq/db-{worker}.sqlite``), as pytest-django gives each worker its
+own database: workers that share one file wait on its write lock and re-read what the
+other wrote."""
+MAIN = "main"
 _STDIO_MODULE = "rdq_compliance.storage._stdio"
 
 
@@ -58,6 +67,8 @@ class LoadedPlugin:
     """Every declared option, resolved (filled in by :func:`resolve_options`)."""
     explicit: set[str] = field(default_factory=set)
     """Options set on the command line, in the ini file or through the environment."""
+    per_worker: set[str] = field(default_factory=set)
+    """Options whose value named :data:`WORKER` (a store per process)."""
 
 
 def available_plugin_names() -> list[str]:
@@ -220,9 +231,11 @@ def resolve_options(
     *,
     testee: str | None = None,
     environ: Mapping[str, str] | None = None,
+    worker: str = MAIN,
 ) -> None:
     """Fill ``plugin.resolved`` for every plugin from ``settings`` (``KEY=VALUE`` or
-    ``PLUGIN.KEY=VALUE``), ``testee`` (the stdio command), the environment and defaults.
+    ``PLUGIN.KEY=VALUE``), ``testee`` (the stdio command), the environment and defaults;
+    :data:`WORKER` in a value becomes ``worker``.
 
     Raises :class:`DiscoveryError` for malformed settings, settings no selected
     plugin declares, values outside declared choices and missing required options.
@@ -266,6 +279,7 @@ def resolve_options(
     for p in plugins:
         resolved: dict[str, str] = {}
         explicit: set[str] = set()
+        per_worker: set[str] = set()
         for spec in p.options:
             if spec.name in given[p.label]:
                 value, source = given[p.label][spec.name], "--rdq-option"
@@ -290,6 +304,10 @@ def resolve_options(
                     f"plugin {p.label!r}: option {spec.name}={value!r} (from {source}) is not one "
                     f"of {', '.join(spec.choices)}"
                 )
+            if WORKER in value:
+                per_worker.add(spec.name)
+                value = value.replace(WORKER, worker)
             resolved[spec.name] = value
         p.resolved = resolved
         p.explicit = explicit
+        p.per_worker = per_worker

@@ -89,6 +89,8 @@ class OptionSpec:
 
     The value comes from the command line, else from the environment variable
     ``env`` (when set), else ``default``. ``default=None`` makes it required.
+    ``{worker}`` in the value becomes ``gw0``, ``gw1``… in an xdist worker, else
+    ``main``: a store per process.
     """
 
     name: str

@@ -52,8 +52,11 @@ def rdq_storage_options() -> Sequence[OptionSpec]:  # type: ignore[empty-body]
     Return a sequence of :class:`~rdq_compliance.OptionSpec`. The kit rejects an
     option the plugin did not declare (a usage error that lists the declared
     ones), fills in environment values and defaults, and reports a missing
-    required setting before any test runs. Optional: a plugin without settings
-    need not implement it.
+    required setting before any test runs. ``{worker}`` in a value (given, from the
+    environment or a default) becomes the process's name, ``gw0``, ``gw1``… in an
+    xdist worker and ``main`` otherwise, so that a default such as
+    ``.rdq/db-{worker}.sqlite`` gives each worker a store of its own. Optional: a
+    plugin without settings need not implement it.
     """
 
 

@@ -124,6 +124,25 @@ def test_required_option_and_environment(fake_site: Path) -> None:
     assert plugin.resolved == {"dsn": "cli"}  # the command line wins over the environment
 
 
+def test_worker_in_a_value_names_the_process_from_every_source(fake_site: Path) -> None:
+    """``{worker}`` gives each xdist worker a store of its own: it is replaced in a value
+    from the command line, the environment and a default alike, and the plugin records
+    which options named it (an upgrade run refuses them)."""
+    from rdq_compliance import OptionSpec
+
+    plugin = load_plugin("fake")
+    plugin.options = (OptionSpec("path", default="db-{worker}.sqlite"),
+                      OptionSpec("dsn", default=None, env="FAKE_DSN"),
+                      OptionSpec("log", default="x.log"))
+    resolve_options([plugin], [], environ={"FAKE_DSN": "pg://h/{worker}"}, worker="gw1")
+    assert plugin.resolved == {"path": "db-gw1.sqlite", "dsn": "pg://h/gw1", "log": "x.log"}
+    assert plugin.per_worker == {"path", "dsn"}
+    resolve_options([plugin], ["log={worker}/{worker}.log", "dsn=pg://h/one"], environ={})
+    assert plugin.resolved == {"path": "db-main.sqlite", "dsn": "pg://h/one",
+                               "log": "main/main.log"}
+    assert plugin.per_worker == {"path", "log"}
+
+
 def test_testee_needs_stdio(fake_site: Path) -> None:
     with pytest.raises(DiscoveryError, match="only used with --rdq-plugin=stdio"):
         resolve_options([load_plugin("fake")], [], testee="./t", environ={})

@@ -12,10 +12,26 @@ import pytest
 from rdq_compliance import NAMESPACE_PATTERN
 from tests._pytest._standin import run
 
+PROBE = """
+import sys
+
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    if not hasattr(session.config, "workerinput"):  # the controller, its workers starting
+        found = [m for m in ("hypothesis", "rdq_compliance.suites") if m in sys.modules]
+        with open("controller-imports.txt", "w") as f:
+            f.write(" ".join(found))
+"""
+
 
 def test_two_workers_use_disjoint_namespaces_and_drop_them(kit: pytest.Pytester) -> None:
-    log = kit.path / "calls.log"
-    result = run(kit, "-n", "2", "--rdq-plugin=fake", f"--rdq-option=log={log}",
+    kit.makepyfile(controller_probe=PROBE)
+    # {worker}: each process logs to a file of its own (a store per worker, _discovery.WORKER)
+    result = run(kit, "-n", "2", "--rdq-plugin=fake", "-p", "controller_probe",
+                 f"--rdq-option=log={kit.path}/calls-{{worker}}.log",
                  "-k", "test_storage or test_payload_bytes or test_namespaces",
                  "--junitxml=out.xml", "--rdq-allow-incomplete", "--rdq-report=report.json",
                  subprocess=True)
@@ -25,7 +41,10 @@ def test_two_workers_use_disjoint_namespaces_and_drop_them(kit: pytest.Pytester)
     opened: dict[str, set[str]] = defaultdict(set)
     dropped: set[str] = set()
     written: set[str] = set()
-    for line in log.read_text().splitlines():
+    logs = sorted(p.name for p in kit.path.glob("calls-*.log"))
+    assert logs == ["calls-gw0.log", "calls-gw1.log"], logs  # none for the controller
+    lines = [ln for name in logs for ln in (kit.path / name).read_text().splitlines()]
+    for line in lines:
         op, *rest = line.split()
         if op == "open":
             opened[rest[0]].add(rest[1])
@@ -35,6 +54,9 @@ def test_two_workers_use_disjoint_namespaces_and_drop_them(kit: pytest.Pytester)
             written.add(rest[0])
     pids = set().union(*opened.values())
     assert len(pids) == 2  # both workers ran tests (the controller opens no namespace)
+    for name in logs:  # and each wrote its own file
+        assert len({ln.split()[2] for ln in (kit.path / name).read_text().splitlines()
+                    if ln.startswith("open ")}) == 1
     assert all(len(p) == 1 for p in opened.values())  # no namespace used by two workers
     assert all(NAMESPACE_PATTERN.fullmatch(ns) for ns in opened)
     # every namespace dropped, the one-character name of RDQ-ST-008 included (another run
@@ -48,5 +70,8 @@ def test_two_workers_use_disjoint_namespaces_and_drop_them(kit: pytest.Pytester)
     assert all(ns.startswith(f"t{token}") for ns in kit_names), sorted(opened)
     workers = {ns[9:ns.index("w", 9)] for ns in kit_names}
     assert workers == {"0", "1"}, sorted(opened)
+    # The controller runs no test: while its workers start on the same CPUs it imports
+    # neither Hypothesis (a warning filter naming its category did) nor the suites.
+    assert (kit.path / "controller-imports.txt").read_text() == ""
     # the report glue on the controller saw the plugin's declaration
     assert "plugin fake (standin 0.1" in result.stdout.str()

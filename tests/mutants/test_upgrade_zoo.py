@@ -125,8 +125,11 @@ def _usage(args: list[str]) -> str:
     return errors[0]
 
 
+UP_CORRECT = "tests.mutants.upgrade_zoo:up_correct"
+
+
 def _sqlite(tmp: Path, layout: int = 2) -> list[str]:
-    return ["--rdq-plugin=tests.mutants.upgrade_zoo:up_correct",
+    return [f"--rdq-plugin={UP_CORRECT}",
             f"--rdq-option=path={tmp / 'store.db'}", f"--rdq-option=layout={layout}"]
 
 
@@ -145,6 +148,10 @@ def test_usage_errors(tmp_path: Path) -> None:
                                           f"--rdq-upgrade-save={foreign}"])
     assert "both given" in _usage([*_sqlite(tmp_path), f"--rdq-upgrade-save={foreign}",
                                    f"--rdq-upgrade-check={foreign}"])
+    # a store per process: the controller's save would be read from the workers' stores
+    per_worker = [f"--rdq-plugin={UP_CORRECT}", f"--rdq-option=path={tmp_path}/s-{{worker}}.db"]
+    line = _usage([*per_worker, f"--rdq-upgrade-save={tmp_path / 'fresh'}"])
+    assert "option path of plugin" in line and "names {worker}" in line, line
 
     directory = tmp_path / "up"
     saved = run_kit([*_sqlite(tmp_path, 1), f"--rdq-upgrade-save={directory}"],
