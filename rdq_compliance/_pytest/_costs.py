@@ -54,7 +54,7 @@ COSTS: dict[str, float] = {
     "test_other_declared_versions_roundtrip": 0.06,
 }
 """Seconds per test, sqlite, ``ci``, serial: each test's setup, call and teardown, the
-median of three runs (``-p benchmarks._timeline``, 2026-12-04 16:40 UTC); a test not listed
+median of three runs (``-p benchmarks._timeline``, 2026-12-04 16:30 UTC); a test not listed
 costs 0 (a fixed example: milliseconds). The concurrency examples are the longest tests
 today; only generated tests are ordered by their cost."""
 

@@ -27,6 +27,7 @@ from ._protocol import OptionSpec, positive_seconds
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "MAIN",
     "STDIO",
     "WORKER",
     "DiscoveryError",
@@ -49,6 +50,7 @@ name of the process that opens the store: ``gw0``, ``gw1``… in a pytest-xdist 
 own database: workers that share one file wait on its write lock and re-read what the
 other wrote."""
 MAIN = "main"
+"""What :data:`WORKER` becomes outside an xdist worker (a serial run, the xdist controller)."""
 _STDIO_MODULE = "rdq_compliance.storage._stdio"
 
 
