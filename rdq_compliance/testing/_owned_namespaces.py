@@ -21,7 +21,7 @@ from __future__ import annotations
 import itertools
 import secrets
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..storage._protocol import NAMESPACE_PATTERN, StorageError
 from ._failures import (
@@ -192,12 +192,7 @@ class Namespaces:
         rdq = self.rdq
         if not lane:  # a lane's neighbours may be using theirs right now
             self._make_room()
-        storage = rdq.runtime.storage
-        if storage is None:
-            rdq.fail(f"no storage to open namespace {name!r} on: {rdq.runtime.dead}")
-        result = rdq.call(f"storage.open({name!r})", storage.open, name)
-        if isinstance(result, StorageError):
-            rdq.fail(f"storage.open({name!r}) refused with {describe_storage_error(result)}")
+        result = self._storage_call("open", name)
         missing = [m for m in ("write", "read", "close") if not callable(getattr(result, m, None))]
         if missing:
             rdq.fail(
@@ -208,14 +203,21 @@ class Namespaces:
 
     def drop(self, name: str) -> None:
         __tracebackhide__ = True
+        self._storage_call("drop", name)
+        self.history.append(("drop", name, ""))
+
+    def _storage_call(self, verb: Literal["open", "drop"], name: str) -> Any:
+        """``storage.open(name)`` or ``storage.drop(name)`` through the guard; the test
+        fails without a storage or when the plugin refuses."""
+        __tracebackhide__ = True
         rdq = self.rdq
         storage = rdq.runtime.storage
         if storage is None:
-            rdq.fail(f"no storage to drop namespace {name!r} on: {rdq.runtime.dead}")
-        result = rdq.call(f"storage.drop({name!r})", storage.drop, name)
+            rdq.fail(f"no storage to {verb} namespace {name!r} on: {rdq.runtime.dead}")
+        result = rdq.call(f"storage.{verb}({name!r})", getattr(storage, verb), name)
         if isinstance(result, StorageError):
-            rdq.fail(f"storage.drop({name!r}) refused with {describe_storage_error(result)}")
-        self.history.append(("drop", name, ""))
+            rdq.fail(f"storage.{verb}({name!r}) refused with {describe_storage_error(result)}")
+        return result
 
     def restart(self) -> None:
         __tracebackhide__ = True
