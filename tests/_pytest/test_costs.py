@@ -3,10 +3,8 @@ and a table that names every generated kit test and nothing else."""
 
 from __future__ import annotations
 
-import ast
-
 from rdq_compliance._pytest._costs import COSTS, cost
-from rdq_compliance._pytest.kit import SUITE_FILES
+from tests._pytest._suite_functions import suite_test_functions
 
 SUITE = "rdq_compliance/suites/test_x.py::"
 
@@ -26,19 +24,7 @@ def test_costs_come_from_the_node_id() -> None:
 
 def _suite_tests() -> dict[str, str]:
     """Every kit test function -> its declared kind (example, property, machine)."""
-    found = {}
-    for path in SUITE_FILES:
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_"):
-                continue
-            kind = "example"
-            for dec in node.decorator_list:
-                if isinstance(dec, ast.Call) and getattr(dec.func, "id", "") == "requirement":
-                    for kw in dec.keywords:
-                        if kw.arg == "kind":
-                            kind = ast.literal_eval(kw.value)
-            found[node.name] = kind
-    return found
+    return {node.name: kind for _, node, kind in suite_test_functions()}
 
 
 def test_every_generated_test_has_a_cost_and_every_cost_a_test() -> None:

@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 
 from rdq_compliance._pytest.kit import (
     MARKER,
-    SUITE_FILES,
     SUITE_MODULE_PREFIX,
     examples_first,
     longest_first,
     specificity,
 )
+from tests._pytest._suite_functions import suite_test_functions
 
 KIT_MODULE = SUITE_MODULE_PREFIX + "test_roundtrip"
 MARK_KWARGS = {"example": {}, "none": {}, "property": {"kind": "property"},
@@ -51,22 +51,12 @@ def test_suite_markers_say_what_the_test_body_runs() -> None:
     ``rdq.for_all``, the state machine ``rdq.run_machine`` (checked here, in the kit's
     own tests, so that the kit never has to guess from bytecode)."""
     checked = 0
-    for path in SUITE_FILES:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in tree.body:
-            if not isinstance(node, ast.FunctionDef) or not node.name.startswith("test_"):
-                continue
-            calls = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
-            body = ("machine" if "run_machine" in calls
-                    else "property" if "for_all" in calls else "example")
-            declared = "example"
-            for dec in node.decorator_list:
-                if isinstance(dec, ast.Call) and getattr(dec.func, "id", "") == "requirement":
-                    for kw in dec.keywords:
-                        if kw.arg == "kind":
-                            declared = ast.literal_eval(kw.value)
-            assert declared == body, f"{path.name}::{node.name}: kind={declared!r}, body {body}"
-            checked += 1
+    for path, node, declared in suite_test_functions():
+        calls = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+        body = ("machine" if "run_machine" in calls
+                else "property" if "for_all" in calls else "example")
+        assert declared == body, f"{path.name}::{node.name}: kind={declared!r}, body {body}"
+        checked += 1
     assert checked > 40
 
 
