@@ -111,6 +111,14 @@ TOKEN_LOG_ENV = "RDQ_TOKEN_LOG"
 the suite can find, at its end, what its kit runs left on the servers (tests/_leftovers.py)."""
 
 
+def _process_name(config: pytest.Config) -> str:
+    """What ``{worker}`` in an option value becomes: the xdist worker's id (``gw0``), or
+    ``main`` in a run without workers and on the xdist controller."""
+    workerinput = getattr(config, "workerinput", None)
+    worker = workerinput.get("workerid") if isinstance(workerinput, dict) else None
+    return str(worker) if worker else MAIN
+
+
 def _run_token(config: pytest.Config) -> tuple[str, str]:
     """The run's namespace token and this process's xdist worker number.
 
@@ -119,7 +127,7 @@ def _run_token(config: pytest.Config) -> tuple[str, str]:
     one run carries it, whatever the process (issue 12 §4)."""
     workerinput = getattr(config, "workerinput", None)
     if isinstance(workerinput, dict) and workerinput.get(TOKEN_INPUT):
-        worker = str(workerinput.get("workerid", "")).removeprefix("gw")
+        worker = _process_name(config).removeprefix("gw")
         return str(workerinput[TOKEN_INPUT]), worker if worker.isdigit() else ""
     token = secrets.token_hex(4)
     log = os.environ.get(TOKEN_LOG_ENV)
@@ -127,14 +135,6 @@ def _run_token(config: pytest.Config) -> tuple[str, str]:
         with suppress(OSError), open(log, "a", encoding="ascii") as f:
             f.write(token + "\n")  # one short O_APPEND write: whole lines, whatever the process
     return token, ""
-
-
-def _process_name(config: pytest.Config) -> str:
-    """What ``{worker}`` in an option value becomes: the xdist worker's id (``gw0``), or
-    ``main`` in a run without workers and on the xdist controller."""
-    workerinput = getattr(config, "workerinput", None)
-    worker = workerinput.get("workerid") if isinstance(workerinput, dict) else None
-    return str(worker) if worker else MAIN
 
 
 def load_plugins(config: pytest.Config, settings: KitSettings) -> list[LoadedPlugin]:
