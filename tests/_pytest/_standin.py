@@ -15,7 +15,7 @@ import pytest
 
 STANDIN = textwrap.dedent(
     '''
-    import dataclasses, json, os, threading, time
+    import dataclasses, hashlib, json, os, shutil, threading, time
     from rdq_compliance import (
         ErrorCode, OptionSpec, StorageError, StorageInfo, StorageUnavailable,
         encode, from_json, hookimpl, parse_json,
@@ -32,7 +32,40 @@ STANDIN = textwrap.dedent(
         # opening a storage raises.
         "hang-once", "hang-once-drop-raises", "hang-once-drop-hangs", "hang-once-reopen-fails",
     )
-    _SHARED = {}  # durable across reopen within one process
+    class _Table:
+        """One file per envelope: a new process reads what this one wrote (C15)."""
+
+        def __init__(self, root):
+            self.root = root
+
+        def _file(self, id):
+            return os.path.join(self.root, hashlib.sha256(id.encode()).hexdigest())
+
+        def __setitem__(self, id, text):
+            os.makedirs(self.root, exist_ok=True)
+            with open(self._file(id), "w", encoding="utf-8") as f:
+                f.write(text)
+
+        def get(self, id):
+            try:
+                with open(self._file(id), encoding="utf-8") as f:
+                    return f.read()
+            except FileNotFoundError:
+                return None
+
+    class _Disk:
+        """The durable store: a directory per namespace, under the working directory."""
+
+        root = os.path.abspath(".standin-disk")
+
+        def _dir(self, ns):
+            return os.path.join(self.root, hashlib.sha256(ns.encode()).hexdigest())
+
+        def setdefault(self, ns, default):
+            return _Table(self._dir(ns))
+
+        def pop(self, ns, default=None):
+            shutil.rmtree(self._dir(ns), ignore_errors=True)
     _HUNG = threading.Event()  # a hang-once read has hung in this process
 
     def _log(options, *parts):
@@ -103,7 +136,7 @@ STANDIN = textwrap.dedent(
             self.options = options
             self.opened = set()
             durable = options.get("durable") == "yes"
-            self.data = _SHARED if durable else {}
+            self.data = _Disk() if durable else {}
             caps = {"durable"} if durable else set()
             self.info = StorageInfo("standin", "0.1", frozenset({1}), frozenset(caps))
             if options["fault"] == "bad-info":

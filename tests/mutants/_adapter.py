@@ -7,18 +7,22 @@ real plugin takes is a method (``on_write`` on the JSON document, ``store``,
 ``zoo.py`` overrides exactly the one step its real-world defect lives in and
 inherits correct behaviour everywhere else.
 
-The "disk" (namespace -> id -> text) of a durable storage lives in a module
-dict keyed by the zoo entry id: it outlives the ``DocStorage`` instance, so the
-kit's C15 check (close, ``rdq_storage_open`` again, read) sees real durability.
+The "disk" (namespace -> id -> text) of a durable storage is a ``_disk.FileDisk``:
+files under ``<cwd>/.rdq/zoo-disk/<entry id>/``, one mirror of them per entry and
+process. It outlives the ``DocStorage`` instance and the process, so the kit's C15
+check sees real durability whether it reopens the storage in the same process or
+reads it from a new one. A storage with ``durable_disk = False`` keeps a plain dict
+of its own instead (lost on reopen).
 """
 
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from rdq_compliance import (
     Envelope,
@@ -27,6 +31,8 @@ from rdq_compliance import (
     parse_json,
     to_json,
 )
+
+from ._disk import FileDisk
 
 __all__ = [
     "ATTEMPT_FIELDS",
@@ -59,8 +65,17 @@ ERROR_FIELDS = frozenset(["type", "message", "detail", "stack"])
 _TOP_TIMESTAMPS = ("next_attempt_at", "lease_expires_at", "created_at")
 _ATTEMPT_TIMESTAMPS = ("started_at", "finished_at")
 
-_DISKS: dict[str, dict[str, dict[str, str]]] = {}
-"""Zoo entry id -> namespace -> envelope id -> stored text (the durable 'disk')."""
+_DISKS: dict[str, FileDisk] = {}
+"""Zoo entry id -> its durable 'disk' (namespace -> envelope id -> stored text)."""
+_DISKS_LOCK = threading.Lock()  # storages may be opened from several threads at once
+
+
+def _disk(entry_id: str) -> FileDisk:
+    """The entry's one disk in this process (two would be two diverging mirrors)."""
+    with _DISKS_LOCK:
+        if entry_id not in _DISKS:
+            _DISKS[entry_id] = FileDisk(entry_id)
+        return _DISKS[entry_id]
 
 
 def dumps(obj: Any) -> str:
@@ -78,8 +93,10 @@ class DocStorage:
 
     def __init__(self, entry_id: str) -> None:
         self.entry_id = entry_id
+        # Typed as the dicts the mutants annotate their tables with: a FileDisk and
+        # its FileTables do everything they do with them (see _disk.FileDisk).
         self.disk: dict[str, dict[str, str]] = (
-            _DISKS.setdefault(entry_id, {}) if self.durable_disk else {}
+            cast(dict[str, dict[str, str]], _disk(entry_id)) if self.durable_disk else {}
         )
 
     # -- the Storage protocol -----------------------------------------------------------

@@ -126,8 +126,11 @@ def test_outage_lines_from_a_report() -> None:
 
 
 WINDOW_PLUGIN = '''
-"""A memory store whose service is down for a window of calls (C20)."""
+"""A file store whose service is down for a window of calls (C20)."""
+import os
+import shutil
 import threading
+from hashlib import sha256
 
 from rdq_compliance import (ErrorCode, StorageError, StorageInfo, encode, from_json,
                             hookimpl, parse_json)
@@ -145,18 +148,29 @@ def _answer():
         raise StorageError(ErrorCode.UNAVAILABLE, f"connection refused (call {{n}})")
 
 
+def _dir(namespace):  # durable: a directory per namespace, a file per envelope (C15)
+    return os.path.abspath(os.path.join("window-disk", sha256(namespace.encode()).hexdigest()))
+
+
 class Adapter:
-    def __init__(self, data):
-        self.data = data
+    def __init__(self, root):
+        self.root = root
 
     def write(self, envelope):
         _answer()
-        self.data[envelope.id] = encode(envelope)
+        os.makedirs(self.root, exist_ok=True)
+        with open(os.path.join(self.root, sha256(envelope.id.encode()).hexdigest()), "w",
+                  encoding="utf-8") as f:
+            f.write(encode(envelope))
 
     def read(self, id):
         _answer()
-        text = self.data.get(id)
-        return None if text is None else from_json(parse_json(text))
+        try:
+            with open(os.path.join(self.root, sha256(id.encode()).hexdigest()),
+                      encoding="utf-8") as f:
+                return from_json(parse_json(f.read()))
+        except FileNotFoundError:
+            return None
 
     def close(self):
         pass
@@ -164,15 +178,14 @@ class Adapter:
 
 class Storage:
     info = StorageInfo("window", "1.0.0", frozenset({{1}}), frozenset({{"durable"}}))
-    namespaces = {{}}
 
     def open(self, namespace):
         _answer()
-        return Adapter(self.namespaces.setdefault(namespace, {{}}))
+        return Adapter(_dir(namespace))
 
     def drop(self, namespace):
         _answer()
-        self.namespaces.pop(namespace, None)
+        shutil.rmtree(_dir(namespace), ignore_errors=True)
 
     def close(self):
         pass
