@@ -62,7 +62,8 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     _r("RDQ-RT-002", MUST, "roundtrip", ("C13",),
        "Several envelopes written to one namespace are each read back by their own id"),
     _r("RDQ-RT-003", MUST, "roundtrip", ("C15",),
-       "What was written is read back through a freshly opened storage (restarted testee)",
+       "What was written is read back through a freshly opened storage, in the same "
+       "process and in a new one (restarted testee)",
        capability="durable"),
     _r("RDQ-RT-004", MUST, "roundtrip", ("C3", "C6", "C7", "C9", "C11"),
        "What a plugin returns is a valid envelope in exact form: model types for Python "

@@ -12,6 +12,7 @@ from datetime import datetime
 import pytest
 
 from rdq_compliance import Attempt, Envelope, ErrorInfo, Outcome
+from rdq_compliance._corpus import valid_fixtures
 from rdq_compliance.strategies import (
     COLUMN_LIMITS,
     envelopes,
@@ -115,6 +116,26 @@ def test_written_envelopes_survive_a_restart(rdq: Rdq) -> None:
     store that keeps nothing, or keeps it only in a cache, after one restart rather than
     after a search with a restart per example."""
     _write_restart_read(rdq, [base_envelope(1), base_envelope(2)])
+
+
+@requirement("RDQ-RT-003")
+def test_written_envelopes_are_read_by_a_new_process(rdq: Rdq) -> None:
+    """RDQ-RT-003 (C15), a fixed example: the awkward typed values, the empty values and
+    the golden fixtures of the declared versions written, the storage closed, each read
+    back by a new Python process that loads and opens the plugin as this one did, then
+    the storage opened again. A store that keeps its data in its own process (a
+    module-level dict, a global in-memory database, a process-wide cache in front of a
+    lossy column) survives the restart above and fails here."""
+    batch: dict[str, Envelope] = {}
+    empties = [env for envs in EMPTY_CASES.values() for env in envs]
+    fixtures = [f.envelope() for f in valid_fixtures()]
+    for env in [*TYPE_CASES.values(), *empties, *fixtures]:
+        if env.envelope_version in rdq.info.envelope_versions:
+            batch.setdefault(env.id, env)
+    ns = rdq.namespace()
+    for env in batch.values():
+        ns.write(env)
+    rdq.read_in_new_process(ns, list(batch.values()))
 
 
 def _write_restart_read(rdq: Rdq, batch: list[Envelope]) -> None:

@@ -22,7 +22,7 @@ from ..envelope._validate import Violation
 from ..reporting._causes import Symptom
 from ..storage._protocol import StorageError, StorageInfo
 from ..storage._stdio import StdioStorage
-from . import _lanes, _properties
+from . import _elsewhere, _lanes, _properties
 from ._case import Case
 from ._context import KitSettings
 from ._failures import (
@@ -316,6 +316,14 @@ class Rdq:
         """Close every adapter and the storage, then open a fresh storage (C15)."""
         __tracebackhide__ = True
         self._namespaces.restart()
+
+    def read_in_new_process(self, ns: Namespace, envelopes: Sequence[Envelope]) -> None:
+        """Close the storage, read each of ``envelopes`` by its id in ``ns`` from a new
+        Python process (the plugin loaded and opened there as here), open the storage
+        again, and require each read to be exactly as written (C15: a durable store
+        keeps what it wrote outside the process that wrote it; see ``_elsewhere``)."""
+        __tracebackhide__ = True
+        _elsewhere.read_in_new_process(self, ns, envelopes, self._namespaces.restart)
 
     def release(self, name: str) -> None:
         """Close the adapters on ``name`` and drop it now rather than at teardown."""

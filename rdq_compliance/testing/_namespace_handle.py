@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import secrets
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from ..envelope._clauses import clauses_for_pointer
 from ..envelope._diagnosis import find_rule
@@ -138,11 +138,8 @@ class Namespace:
         shown = () if expected is None else (expected,)
         result = rdq.call(op, self.adapter.read, id, envelopes=shown)
         if isinstance(result, StorageError):
-            summary = (f"{op} raised {describe_storage_error(result)}; reading must not fail "
-                       "(C13: read returns the last envelope written, or nothing)")
-            absent = self._owner.semantics(self.name, id, found=True)
-            rdq.fail(summary, envelopes=shown, symptom=None if absent != "absent" else
-                     symptom_of_semantics("absent", f"{op} raised {result.code}", summary))
+            self.read_refused(op, id, describe_storage_error(result), str(result.code),
+                              shown)
         if result is not None and not isinstance(result, Envelope):
             rdq.fail(
                 f"{op} returned {type(result).__name__} {result!r:.200}; expected "
@@ -151,17 +148,34 @@ class Namespace:
             )
         return result
 
+    def read_refused(self, op: str, id: str, error: str, code: str,
+                     shown: Collection[Envelope]) -> NoReturn:
+        """Fail: a read answered with a StorageError (``error``, its ``code``)."""
+        __tracebackhide__ = True
+        summary = (f"{op} raised {error}; reading must not fail "
+                   "(C13: read returns the last envelope written, or nothing)")
+        absent = self._owner.semantics(self.name, id, found=True)
+        self.rdq.fail(summary, envelopes=shown, symptom=None if absent != "absent" else
+                      symptom_of_semantics("absent", f"{op} raised {code}", summary))
+
     def expect(self, id: str, expected: Envelope | None, *, why: str = "") -> None:
         """Read ``id`` and require exactly ``expected`` (None: nothing stored)."""
         __tracebackhide__ = True
-        rdq = self.rdq
         got = self.read(id, expected=expected)
-        op = f"read({id!r}) in namespace {self.name!r}"
         if self.reopened:
             why = (f"{why}; " if why else "") + (
                 f"the kit had closed this namespace's adapter and opened a fresh one "
                 f"(it keeps at most {MAX_OPEN_ADAPTERS} open): what a namespace holds "
                 "outlives its adapters (C14)")
+        self.judge(f"read({id!r}) in namespace {self.name!r}", id, expected, got, why=why)
+
+    def judge(
+        self, op: str, id: str, expected: Envelope | None, got: Envelope | None, *, why: str = ""
+    ) -> None:
+        """Require that ``got``, what ``op`` (a read of ``id``) returned, is exactly
+        ``expected`` (None: nothing stored); ``why`` says how it was read."""
+        __tracebackhide__ = True
+        rdq = self.rdq
         because = f" ({why})" if why else ""
         if expected is None:
             if got is not None:

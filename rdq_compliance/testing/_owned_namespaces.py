@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import secrets
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from ..storage._protocol import NAMESPACE_PATTERN, StorageError
@@ -219,12 +220,12 @@ class Namespaces:
             rdq.fail(f"storage.{verb}({name!r}) refused with {describe_storage_error(result)}")
         return result
 
-    def restart(self) -> None:
+    def restart(self, between: Callable[[], None] | None = None) -> None:
         __tracebackhide__ = True
         rdq = self.rdq
         self.close_all()
         try:
-            rdq.runtime.restart()
+            rdq.runtime.restart(between)
         except OperationHung as exc:
             rdq.hung(exc, ())
         except PluginFault as fault:

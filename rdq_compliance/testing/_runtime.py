@@ -15,7 +15,7 @@ one note.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
 from ..reporting._outage import could_not_run_reason
@@ -205,8 +205,11 @@ class PluginRuntime(Guard):
             f"({reasons}); drop {them} by hand (storage.drop(name)) or clear the store"
         )
 
-    def restart(self) -> None:
-        """Close the storage and open a new one through the hook (C15).
+    def restart(self, between: Callable[[], None] | None = None) -> None:
+        """Close the storage and open a new one through the hook (C15); ``between`` runs
+        while it is closed (another process reads the store then, see ``_elsewhere``:
+        a store that locks its files for one process lets the other in). It must not
+        raise.
 
         Raises :class:`OperationHung` / :class:`PluginFault` from close or open,
         :class:`RuntimeError` when the fresh storage is unusable.
@@ -217,6 +220,8 @@ class PluginRuntime(Guard):
             if old is not None:
                 self.storage = None
                 self.call("storage.close()", old.close)
+            if between is not None:
+                between()
             storage = self.call(
                 "rdq_storage_open(options)", self._open_hook, dict(self.loaded.resolved)
             )

@@ -15,14 +15,12 @@ stdio bridge.
 
 from __future__ import annotations
 
-import atexit
 import base64
 import hashlib
 import json
+import os
 import re
-import shutil
 import struct
-import tempfile
 import threading
 import time
 import unicodedata
@@ -93,15 +91,11 @@ class TesteePlugin:
 
     def __init__(self, entry: Entry) -> None:
         self.entry = entry
-        self._state_dir: str | None = None
-        self._lock = threading.Lock()
 
     def state_dir(self) -> str:
-        with self._lock:  # the same directory on every reopen: the C15 restart check
-            if self._state_dir is None:
-                self._state_dir = tempfile.mkdtemp(prefix=f"rdq-zoo-{self.entry.id}-")
-                atexit.register(shutil.rmtree, self._state_dir, ignore_errors=True)
-            return self._state_dir
+        # Under the kit run's working directory: the same on every reopen (the C15
+        # restart check) and in the new process that reads the store (C15 too).
+        return os.path.abspath(os.path.join(".rdq", f"zoo-testee-{self.entry.id}"))
 
     @hookimpl
     def rdq_storage_open(self, options: Mapping[str, str]) -> Any:
@@ -872,6 +866,36 @@ class CacheHidesLossyDisk(DocStorage):
     def drop(self, namespace: str) -> None:
         super().drop(namespace)
         self.cache = {k: v for k, v in self.cache.items() if k[0] != namespace}
+
+
+@mutant("process_memory_claims_durable", "a store in a module-level dict (the process' "
+        "memory, like SQLite's shared-cache :memory: kept open by a global connection) that "
+        "declares `durable`", "keeps everything across a close and reopen in the process; a "
+        "new process finds nothing", R + "003")
+class ProcessMemoryClaimsDurable(DocStorage):
+    durable_disk = False  # below: the process' memory instead of the zoo's disk
+    MEMORY: ClassVar[dict[str, dict[str, dict[str, str]]]] = {}
+
+    def __init__(self, entry_id: str) -> None:
+        super().__init__(entry_id)
+        self.disk = self.MEMORY.setdefault(entry_id, {})
+
+
+@mutant("process_cache_hides_lossy_disk", "a process-wide cache (a module-level dict) in "
+        "front of a lossy column (DATETIME without fsp)", "reads hit the exact cache, even "
+        "through a reopened storage; a new process reads the disk, which lost the "
+        "milliseconds", R + "003")
+class ProcessCacheHidesLossyDisk(CacheHidesLossyDisk):
+    CACHE: ClassVar[dict[tuple[str, str], str]] = {}
+
+    def __init__(self, entry_id: str) -> None:
+        super().__init__(entry_id)
+        self.cache = self.CACHE  # outlives the storage object: a reopen still hits it
+
+    def drop(self, namespace: str) -> None:
+        DocStorage.drop(self, namespace)
+        for key in [k for k in self.cache if k[0] == namespace]:
+            del self.cache[key]
 
 
 @mutant("mysql_text_64k", "MySQL TEXT column (65,535 bytes) holding the document",
