@@ -56,7 +56,8 @@ STANDIN = textwrap.dedent(
     class _Disk:
         """The durable store: a directory per namespace, under the working directory."""
 
-        root = os.path.abspath(".standin-disk")
+        # beside this module (written into the test's directory), whatever the cwd
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), ".standin-disk")
 
         def _dir(self, ns):
             return os.path.join(self.root, hashlib.sha256(ns.encode()).hexdigest())
