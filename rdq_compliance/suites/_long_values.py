@@ -22,7 +22,7 @@ from rdq_compliance.testing import (
     with_error,
 )
 
-__all__ = ["LONG_FIELDS", "describe", "long_roundtrip", "long_values", "random_text",
+__all__ = ["LONG_FIELDS", "describe", "long_roundtrip", "long_values", "mixed_width_text",
            "with_long"]
 
 LONG_FIELDS = {
@@ -47,7 +47,7 @@ _WIDTHS = (2, 3, 4)
 
 
 @functools.lru_cache(maxsize=64)
-def random_text(seed: int, nbytes: int, *, multibyte: bool) -> str:
+def mixed_width_text(seed: int, nbytes: int, *, multibyte: bool) -> str:
     """Exactly ``nbytes`` UTF-8 bytes picked at random (incompressible: a store that
     compresses cannot squeeze it under a limit), the same on every run: printable ASCII,
     or characters of 2, 3 and 4 bytes picked alike while 4 bytes are left, then ASCII.

@@ -26,7 +26,7 @@ from rdq_compliance.suites._long_values import (
     describe,
     long_roundtrip,
     long_values,
-    random_text,
+    mixed_width_text,
     with_long,
 )
 from rdq_compliance.suites._roundtrip_cases import (
@@ -345,7 +345,7 @@ def test_long_value_roundtrips(rdq: Rdq, field: str, size: int) -> None:
     it, 1 KiB, PostgreSQL's b-tree entry (2,704 bytes), 4 KiB, 8,191 bytes, 16 KiB."""
     ns = rdq.namespace()
     for n, shape in ((110, "ASCII"), (111, "multi-byte")):
-        text = random_text(size * 7 + n, size, multibyte=shape != "ASCII")
+        text = mixed_width_text(size * 7 + n, size, multibyte=shape != "ASCII")
         long_roundtrip(rdq, ns, with_long(field, text, n), describe(field, text, shape))
 
 
@@ -359,7 +359,7 @@ def test_long_value_past_a_text_column_roundtrips(rdq: Rdq, field: str) -> None:
     (a store capped at 64 KiB fails that first)."""
     ns = rdq.namespace()
     for n, shape in ((114, "ASCII"), (115, "multi-byte")):
-        text = random_text(n, _PAST_TEXT_COLUMN, multibyte=shape != "ASCII")
+        text = mixed_width_text(n, _PAST_TEXT_COLUMN, multibyte=shape != "ASCII")
         long_roundtrip(rdq, ns, with_long(field, text, n), describe(field, text, shape))
 
 
@@ -381,7 +381,7 @@ def test_more_headers_than_one_statement_binds_roundtrip(rdq: Rdq) -> None:
 
 
 def _many_headers_roundtrip(rdq: Rdq, count: int) -> None:
-    values = random_text(count, 8 * count, multibyte=False)  # 8 random characters each
+    values = mixed_width_text(count, 8 * count, multibyte=False)  # 8 random characters each
     headers = {f"x-h{i:05d}": values[8 * i:8 * i + 8] for i in range(count)}
     env = base_envelope(112, headers=headers)
     long_roundtrip(rdq, rdq.namespace(), env, f"an envelope with {count:,} headers")

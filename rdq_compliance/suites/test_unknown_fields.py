@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from rdq_compliance import Envelope
 from rdq_compliance.strategies import ids, json_values, unknown_field_maps
-from rdq_compliance.suites._long_values import long_roundtrip, random_text
+from rdq_compliance.suites._long_values import long_roundtrip, mixed_width_text
 from rdq_compliance.suites._strategies import envelopes_with_extras_everywhere
 from rdq_compliance.testing import (
     ATTEMPT_FIELDS,
@@ -122,7 +122,7 @@ _PAST_64K = ("RDQ-ST-005",)
 
 
 def _many_fields(count: int) -> dict[str, Any]:
-    values = random_text(count, 8 * count, multibyte=False)
+    values = mixed_width_text(count, 8 * count, multibyte=False)
     return {f"x_u{i:05d}": values[8 * i:8 * i + 8] for i in range(count)}
 
 
