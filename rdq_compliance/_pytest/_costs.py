@@ -56,7 +56,7 @@ COSTS: dict[str, float] = {
 """Seconds per test, sqlite, ``ci``, serial: each test's setup, call and teardown, the
 median of three runs (``-p benchmarks._timeline``, 2026-12-04 16:30 UTC); a test not listed
 costs 0 (a fixed example: milliseconds; the one that reads the store from a new process,
-RDQ-RT-003, took 0.27-0.29 s at 18:36 UTC, in runs of about 9.4 s on a slowed machine).
+RDQ-RT-003, took 0.28-0.33 s at 18:38 UTC, in runs of about 9.4 s on a slowed machine).
 The concurrency examples are the longest tests today; only generated tests are ordered by
 their cost."""
 

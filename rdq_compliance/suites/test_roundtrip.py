@@ -120,16 +120,24 @@ def test_written_envelopes_survive_a_restart(rdq: Rdq) -> None:
 
 @requirement("RDQ-RT-003")
 def test_written_envelopes_are_read_by_a_new_process(rdq: Rdq) -> None:
-    """RDQ-RT-003 (C15), a fixed example: the awkward typed values, the empty values and
-    the golden fixtures of the declared versions written, the storage closed, each read
-    back by a new Python process that loads and opens the plugin as this one did, then
-    the storage opened again. A store that keeps its data in its own process (a
-    module-level dict, a global in-memory database, a process-wide cache in front of a
-    lossy column) survives the restart above and fails here."""
+    """RDQ-RT-003 (C15), a fixed example: the awkward typed values, the empty values, the
+    awkward texts, instants, payloads and header maps, and the golden fixtures of the
+    declared versions (long values, unknown fields, sizes at the limits) written, the
+    storage closed, each read back by a new Python process that loads and opens the
+    plugin as this one did, then the storage opened again. A store that keeps its data
+    in its own process (a module-level dict, a global in-memory database, a process-wide
+    cache in front of a lossy column) survives the restart above and fails here."""
     batch: dict[str, Envelope] = {}
     empties = [env for envs in EMPTY_CASES.values() for env in envs]
+    awkward = [
+        *(base_envelope(200 + n, headers={"text": text}) for n, text in enumerate(TEXTS.values())),
+        *(base_envelope(240 + n, created_at=at, next_attempt_at=at)
+          for n, at in enumerate(INSTANTS.values())),
+        *(base_envelope(260 + n, payload=payload) for n, payload in enumerate(PAYLOADS.values())),
+        *(base_envelope(280 + n, headers=headers) for n, headers in enumerate(HEADERS.values())),
+    ]
     fixtures = [f.envelope() for f in valid_fixtures()]
-    for env in [*TYPE_CASES.values(), *empties, *fixtures]:
+    for env in [*TYPE_CASES.values(), *empties, *awkward, *fixtures]:
         if env.envelope_version in rdq.info.envelope_versions:
             batch.setdefault(env.id, env)
     ns = rdq.namespace()
