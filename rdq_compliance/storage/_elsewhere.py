@@ -47,10 +47,12 @@ class Problem:
     for a StorageError), ``unavailable`` (StorageUnavailable, or UNAVAILABLE: C20),
     ``hung`` (past the timeout), ``unloadable`` (the plugin could not be loaded there),
     ``crashed`` (the process ended without an answer, or did not end), ``unstarted``
-    (the interpreter could not be started: the machine's problem, not the plugin's)."""
+    (the interpreter could not be started: the machine's problem, not the plugin's),
+    ``unpicklable`` (a read returned a value that cannot be carried back)."""
 
     step: str
-    kind: Literal["raised", "unavailable", "hung", "unloadable", "crashed", "unstarted"]
+    kind: Literal[
+        "raised", "unavailable", "hung", "unloadable", "crashed", "unstarted", "unpicklable"]
     message: str
     traceback: str = ""
     code: str | None = None
@@ -225,7 +227,7 @@ def _picklable(read: Read) -> Read:
         pickle.dumps(read.value)
     except Exception as exc:
         return Read(read.id, problem=Problem(
-            f"read({read.id!r})", "raised",
+            f"read({read.id!r})", "unpicklable",
             f"returned {type(read.value).__name__} {read.value!r:.200}, which the kit cannot "
             f"carry back from the new process ({type(exc).__name__}: {exc}); expected "
             "rdq_compliance.Envelope or None"))

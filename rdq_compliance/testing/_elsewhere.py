@@ -98,6 +98,8 @@ def _failed(
                    f"sys.path, working directory and options): {problem.message}")
     elif problem.kind == "crashed":
         summary = f"the new process that reads the store {problem.message}"
+    elif problem.kind == "unpicklable":
+        summary = f"{step} {problem.message}"
     else:
         summary = f"{step} raised {problem.message}"
     rdq.fail(f"{summary} ({WHY})", detail=detail, envelopes=shown)

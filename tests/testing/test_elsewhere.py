@@ -16,7 +16,7 @@ from rdq_compliance.reporting._outage import is_outage_skip
 TEST = "test_written_envelopes_are_read_by_a_new_process"
 
 PLUGIN = '''
-import dataclasses, hashlib, os, shutil, time
+import dataclasses, hashlib, os, shutil, threading, time
 from rdq_compliance import (ErrorCode, OptionSpec, StorageError, StorageInfo,
                             StorageUnavailable, encode, decode, hookimpl)
 
@@ -71,6 +71,8 @@ class Adapter:
             env = dataclasses.replace(env, created_at=env.created_at.replace(microsecond=0))
         if mode == "wrong-type":
             return text
+        if mode == "unpicklable":
+            return threading.Lock()
         return env
 
     def close(self):
@@ -134,6 +136,7 @@ def test_a_store_on_files_passes(pytester: pytest.Pytester) -> None:
     ("hang", "in a new process did not return within 0.5 s"),
     ("lossy", "in a new process returned an envelope that differs from the one written"),
     ("wrong-type", "in a new process returned str"),
+    ("unpicklable", "in a new process returned lock <unlocked _thread.lock object"),
     ("unloadable", "the plugin could not be loaded by a new process"),
 ])
 def test_what_a_new_process_meets_fails_the_test(
