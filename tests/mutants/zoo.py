@@ -865,7 +865,8 @@ class CacheHidesLossyDisk(DocStorage):
 
     def drop(self, namespace: str) -> None:
         super().drop(namespace)
-        self.cache = {k: v for k, v in self.cache.items() if k[0] != namespace}
+        for key in [k for k in self.cache if k[0] == namespace]:
+            del self.cache[key]
 
 
 @mutant("process_memory_claims_durable", "a store in a module-level dict (the process' "
@@ -891,11 +892,6 @@ class ProcessCacheHidesLossyDisk(CacheHidesLossyDisk):
     def __init__(self, entry_id: str) -> None:
         super().__init__(entry_id)
         self.cache = self.CACHE  # outlives the storage object: a reopen still hits it
-
-    def drop(self, namespace: str) -> None:
-        DocStorage.drop(self, namespace)
-        for key in [k for k in self.cache if k[0] == namespace]:
-            del self.cache[key]
 
 
 @mutant("mysql_text_64k", "MySQL TEXT column (65,535 bytes) holding the document",
