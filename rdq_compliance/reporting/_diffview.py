@@ -13,11 +13,19 @@ from dataclasses import dataclass
 
 __all__ = ["DiffLine", "Segment", "diff_lines", "segments"]
 
-# "<pointer>: <note> (expected <written>, got <read>)" and the one-sided forms.
+# "<pointer>: <note> (expected <written>, got <read>)", the note that names both sides
+# ("instant changed: expected <written>, got <read> (-117.000 ms)", also integers, types,
+# JSON values) and the one-sided forms (a note ending "missing", one starting "unexpected").
 _BOTH = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>.*?) "
                    r"\(expected (?P<exp>.*), got (?P<got>.*)\)$")
-_MISSING = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>.*): expected (?P<exp>.*)$")
-_UNEXPECTED = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>.*): got (?P<got>.*)$")
+_CHANGED = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>[^:]* changed): "
+                      r"expected (?P<exp>(?:(?!: expected).)*?), "
+                      r"got (?P<got>(?:(?!: expected).)*?)"
+                      r"(?: \((?P<delta>[-+][0-9.]+ ms)\))?$")
+_MISSING = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>.* missing): "
+                      r"expected (?P<exp>.*)$")
+_UNEXPECTED = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>unexpected .*): "
+                         r"got (?P<got>.*)$")
 _SIMPLE = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>.*)$")
 # The diff's own code point note after a quoted value ('é' (U+0065 U+0301)): the page
 # spells out the differing code points itself, in place.
@@ -94,6 +102,12 @@ def _line(raw: str) -> DiffLine:
     if m is not None:
         exp, got = _value(m["exp"]), _value(m["got"])
         return DiffLine(m["ptr"] + (m["ann"] or ""), m["note"], segments(exp, got),
+                        segments(got, exp), raw)
+    m = _CHANGED.match(text)
+    if m is not None:
+        exp, got = _value(m["exp"]), _value(m["got"])
+        note = m["note"] + (f" ({m['delta']})" if m["delta"] else "")
+        return DiffLine(m["ptr"] + (m["ann"] or ""), note, segments(exp, got),
                         segments(got, exp), raw)
     m = _MISSING.match(text)
     if m is not None:

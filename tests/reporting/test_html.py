@@ -155,6 +155,24 @@ def test_diff_lines_split_written_and_read():
     (key,) = diff_lines("  /headers/\u00e9 (U+00E9): header '\u00e9' (U+00E9) missing: "
                         "expected 'v'")
     assert key.pointer == "/headers/\u00e9 (U+00E9)" and key.note == "header 'é' (U+00E9) missing"
+    # A note that names both sides: each on its own row, the difference marked, the
+    # instant's delta kept in the note (not "2026…117Z, got 2026…000Z" written, read absent).
+    instant, integer, payload = diff_lines(
+        "  /created_at: instant changed: expected 2026-07-20T14:03:22.117Z, got "
+        "2026-07-20T14:03:22.000Z (-117.000 ms)  [C3]\n"
+        "  /attempt_count: integer changed: expected 7, got 8  [C5]\n"
+        "  /payload: bytes changed: expected 3 bytes, got 4 bytes; first difference at "
+        "offset 0: expected 0x01, got 0x02  [C7]")
+    assert instant.note == "instant changed (-117.000 ms)"
+    assert [(s.text, s.differs) for s in instant.written or []] == [
+        ("2026-07-20T14:03:22.", False), ("117", True), ("Z", False)]
+    assert [(s.text, s.differs) for s in instant.read or []] == [
+        ("2026-07-20T14:03:22.", False), ("000", True), ("Z", False)]
+    assert ([s.text for s in integer.written or []], [s.text for s in integer.read or []]) == (
+        ["7"], ["8"])
+    # Two expected/got pairs in one note: no sides rather than wrong ones.
+    assert (payload.written, payload.read) == (None, None)
+    assert payload.note.startswith("bytes changed: expected 3 bytes, got 4 bytes;")
 
 
 def test_segments_mark_only_the_difference():
