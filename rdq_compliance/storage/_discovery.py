@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import inspect
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -34,6 +35,7 @@ __all__ = [
     "LoadedPlugin",
     "available_plugin_names",
     "load_plugin",
+    "plugin_sources",
     # Defined in _protocol (the bridge reads its timeouts with it and sits on the protocol
     # alone); the kit reads --rdq-timeout and the bridge's timeout option with it from here.
     "positive_seconds",
@@ -71,6 +73,17 @@ class LoadedPlugin:
     """Options set on the command line, in the ini file or through the environment."""
     per_worker: set[str] = field(default_factory=set)
     """Options whose value named :data:`WORKER` (a store per process)."""
+
+
+def plugin_sources(loaded: LoadedPlugin) -> tuple[str, ...]:
+    """The files of the modules that define what ``loaded`` registered (its hooks' code),
+    sorted; ``"<name>"`` for a module without a file."""
+    found = set()
+    for obj in loaded.pm.get_plugins():
+        module = inspect.getmodule(obj)
+        file = getattr(module, "__file__", None)
+        found.add(os.path.realpath(file) if file else f"<{getattr(module, '__name__', obj)}>")
+    return tuple(sorted(found))
 
 
 def available_plugin_names() -> list[str]:

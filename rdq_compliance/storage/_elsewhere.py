@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ._discovery import DiscoveryError, load_plugin
+from ._discovery import DiscoveryError, LoadedPlugin, load_plugin, plugin_sources
 from ._protocol import ErrorCode, StorageError, StorageUnavailable
 
 __all__ = ["Answer", "Problem", "Read", "read_elsewhere", "serve"]
@@ -48,11 +48,14 @@ class Problem:
     ``hung`` (past the timeout), ``unloadable`` (the plugin could not be loaded there),
     ``crashed`` (the process ended without an answer, or did not end), ``unstarted``
     (the interpreter could not be started: the machine's problem, not the plugin's),
-    ``unpicklable`` (a read returned a value that cannot be carried back)."""
+    ``mismatched`` (the plugin loaded there from other files than here: what it reads
+    says nothing of the plugin under test), ``unpicklable`` (a read returned a value that
+    cannot be carried back)."""
 
     step: str
     kind: Literal[
-        "raised", "unavailable", "hung", "unloadable", "crashed", "unstarted", "unpicklable"]
+        "raised", "unavailable", "hung", "unloadable", "crashed", "unstarted", "mismatched",
+        "unpicklable"]
     message: str
     traceback: str = ""
     code: str | None = None
@@ -89,14 +92,17 @@ plugin from where this one did (a checkout, a pytester directory, a wheel)."""
 
 
 def read_elsewhere(
-    label: str, options: dict[str, str], namespace: str, ids: Sequence[str], *, timeout: float
+    loaded: LoadedPlugin, options: dict[str, str], namespace: str, ids: Sequence[str], *,
+    timeout: float,
 ) -> Answer:
-    """Open plugin ``label`` with ``options`` in a new Python process and ``read`` each of
-    ``ids`` in ``namespace`` through one adapter; each call bounded by ``timeout``."""
+    """Open plugin ``loaded`` (by its label) with ``options`` in a new Python process and
+    ``read`` each of ``ids`` in ``namespace`` through one adapter; each call bounded by
+    ``timeout``. The new process must load it from the same files as this one."""
     with tempfile.TemporaryDirectory(prefix="rdq-elsewhere-") as tmp:
         answer_path = Path(tmp) / "answer.pickle"
         request = {
-            "path": [p for p in sys.path if isinstance(p, str)], "plugin": label,
+            "path": [p for p in sys.path if isinstance(p, str)], "plugin": loaded.label,
+            "sources": list(plugin_sources(loaded)),
             "options": options, "namespace": namespace, "ids": list(ids),
             "timeout": timeout, "answer": str(answer_path),
         }
@@ -153,6 +159,13 @@ def serve(request: dict[str, Any]) -> int:
     try:
         label = str(request["plugin"])
         loaded = _call(f"loading plugin {label!r}", timeout, load_plugin, label)
+        here, there = list(plugin_sources(loaded)), list(request["sources"])
+        if here != there:
+            # Another copy of the plugin (the first one on sys.path) than the one the kit
+            # runs: one imported before the run from a folder no longer on sys.path.
+            return finish(Problem(f"loading plugin {label!r}", "mismatched", (
+                f"loaded it from {', '.join(here)}, where the kit's process loaded it from "
+                f"{', '.join(there)}")))
         options = dict(request["options"])
         storage = _call("rdq_storage_open(options)", timeout,
                         lambda: loaded.pm.hook.rdq_storage_open(options=options))

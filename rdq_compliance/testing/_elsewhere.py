@@ -47,7 +47,7 @@ def read_in_new_process(
         options["state_dir"] = runtime.storage.state_dir
 
     def elsewhere() -> None:
-        answers.append(read_elsewhere(runtime.loaded.label, options, ns.name,
+        answers.append(read_elsewhere(runtime.loaded, options, ns.name,
                                       [env.id for env in envelopes], timeout=runtime.timeout))
 
     restart(elsewhere)
@@ -85,6 +85,12 @@ def _failed(
     if problem.kind == "unstarted":
         raise CouldNotRun(f"the kit could not start a new process to read the store from "
                           f"(C15): {problem.message}")
+    if problem.kind == "mismatched":
+        raise CouldNotRun(
+            f"the kit could not read the store from a new process as this one runs the "
+            f"plugin (C15): the new process, given this one's sys.path and working "
+            f"directory, {problem.message}; install the plugin, or run the kit from the "
+            f"folder that holds it, so that both import the same code")
     if problem.kind == "hung":
         rdq.hung(OperationHung(f"{step} {problem.message} ({WHY})"), shown)
     if op is not None and id is not None and problem.code is not None and is_c17(problem.code):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from tests._pytest._standin import STANDIN, install_fake_dist
 
 
 @pytest.fixture
-def fake_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def fake_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A sys.path entry holding the stand-in module and fake installed distributions:
     'fake' (the stand-in), 'broken' (an import that explodes) and 'noimpl'."""
     (tmp_path / "standin.py").write_text(STANDIN, encoding="utf-8")
@@ -32,9 +33,14 @@ def fake_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         "fake": "standin:plugin", "broken": "exploding", "noimpl": "noimpl", "typo": "typo",
     })
     monkeypatch.syspath_prepend(str(tmp_path))
-    for mod in ("standin", "exploding", "noimpl", "typo"):
+    modules = ("standin", "exploding", "noimpl", "typo")
+    for mod in modules:
         monkeypatch.delitem(sys.modules, mod, raising=False)
-    return tmp_path
+    yield tmp_path
+    # What the test imported goes too (monkeypatch restores only what it removed): a
+    # 'standin' left behind would be the one a later pytester run in this process uses.
+    for mod in modules:
+        sys.modules.pop(mod, None)
 
 
 def test_names_are_listed_without_loading(fake_site: Path) -> None:

@@ -113,6 +113,14 @@ def _run(pytester: pytest.Pytester, mode: str, *args: str) -> tuple[Any, dict[st
     pytester.makepyfile(elsewhere=PLUGIN)
     if mode == "unloadable":
         (pytester.path / ".unloadable").write_text("", encoding="utf-8")
+    if mode == "imported-elsewhere":
+        # The kit's process runs a copy imported, before the run, from a folder then
+        # taken off sys.path; the new process can only find the one beside the tests.
+        (pytester.path / "old").mkdir()
+        (pytester.path / "old" / "elsewhere.py").write_text(PLUGIN, encoding="utf-8")
+        pytester.makeconftest(
+            "import os, sys\nsys.path.insert(0, os.path.abspath('old'))\n"
+            "import elsewhere  # noqa: F401\nsys.path.pop(0)\n")
     result = pytester.runpytest_subprocess(
         "-p", "no:cacheprovider", "--rdq-plugin=elsewhere:", f"--rdq-option=elsewhere={mode}",
         "-k", TEST, "--rdq-allow-incomplete", "--rdq-report", "report.json", *args)
@@ -162,3 +170,18 @@ def test_an_outage_in_the_new_process_is_a_skip(pytester: pytest.Pytester) -> No
     assert test["status"] == "skipped", result.stdout.str()[-3000:]
     assert is_outage_skip(test["message"]), test["message"]
     assert "connection refused (127.0.0.1:5432)" in test["message"]
+
+
+def test_a_plugin_the_new_process_loads_from_other_files_is_a_skip(
+    pytester: pytest.Pytester,
+) -> None:
+    """What another copy of the plugin reads says nothing of the one under test: the
+    requirement is not checked (a skip, which leaves the verdict incomplete)."""
+    result, test = _run(pytester, "imported-elsewhere")
+    assert test["status"] == "skipped", result.stdout.str()[-3000:]
+    old, new = pytester.path / "old" / "elsewhere.py", pytester.path / "elsewhere.py"
+    assert (f"the new process, given this one's sys.path and working directory, loaded it "
+            f"from {new.resolve()}, where the kit's process loaded it from "
+            f"{old.resolve()}") in test["message"], test["message"]
+    assert not is_outage_skip(test["message"])
+    assert "INCOMPLETE: " in result.stdout.str()  # accepted here by --rdq-allow-incomplete
