@@ -78,7 +78,8 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     _r("RDQ-RT-008", MUST, "roundtrip", ("C7",),
        "The payload comes back byte for byte, the empty payload included"),
     _r("RDQ-RT-009", MUST, "roundtrip", ("C8",),
-       "Headers: the empty key, case-sensitive keys, dotted and rdq. keys, the empty map"),
+       "Headers: the empty key, keys told apart by case or trailing spaces, dotted and rdq. "
+       "keys, the empty map"),
     _r("RDQ-RT-010", MUST, "roundtrip", ("C9",),
        'null, "", {} and [] stay four different values'),
     _r("RDQ-RT-011", MUST, "roundtrip", ("C4", "C8", "C2"),

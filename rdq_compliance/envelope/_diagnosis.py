@@ -50,6 +50,8 @@ DIFFERENCES: Mapping[str, str] = {
     "bytes": "the payload came back with other bytes",
     "missing": "a field, key or item did not come back",
     "unexpected": "a field, key or item came back that was not written",
+    "alike-name": "a known field came back holding the value of an unknown field of its "
+                  "object named like it but for case ('ID' beside 'id')",
     "type": "a value came back as another JSON type",
     "changed": "a value came back changed",
     "stale": "an earlier version of the id came back after a rewrite",
@@ -131,6 +133,11 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     _r("/attempts/*/error/*/**", _KEPT, "RDQ-UF-003", "C10"),
     _r("/attempts/*/*/**", _KEPT, "RDQ-UF-002", "C10"),
     _r("/*/**", _KEPT, "RDQ-UF-001", "C10"),
+    # A decoder that matches keys to fields ignoring case (Go's encoding/json) reads an
+    # unknown field 'ID' into id: the unknown field's defect, whichever field it hits.
+    _r("/?", "alike-name", "RDQ-UF-001", "C10"),
+    _r("/attempts/*/?", "alike-name", "RDQ-UF-002", "C10"),
+    _r("/attempts/*/error/?", "alike-name", "RDQ-UF-003", "C10"),
     _r("/payload_ref/**", _KEPT, "RDQ-UF-004", "C10"),
     _r("/attempts/**", "reordered", "RDQ-RT-005", "C12"),
     _r("/attempts", _KEPT, "RDQ-RT-005", "C12"),
@@ -158,6 +165,7 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     # Refusals and exceptions of valid envelopes: by the value that triggers them.
     _r("/**", "refused|raised", "RDQ-ST-005", "C2 C17", trigger="large"),
     _r("/**", "refused|raised", "RDQ-UF-007", "C10", trigger="deep"),
+    _r("/**", "refused|raised", "RDQ-UF-001", "C10", trigger="alike-name"),
     _r("/**", "refused|raised", "RDQ-RT-011", "C4 C8", trigger="long-header"),
     _r("/**", "refused|raised", "RDQ-RT-011", "C4 C8", trigger="long-key"),
     _r("/**", "refused|raised", "RDQ-RT-011", "C4", trigger="long-field"),

@@ -12,10 +12,12 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 
-__all__ = ["TRIGGERS", "triggers_of", "walk_json"]
+from ._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
+
+__all__ = ["TRIGGERS", "alike_field", "triggers_of", "walk_json"]
 
 TRIGGERS: Mapping[str, str] = {
     "nul": "U+0000 in a string",
@@ -30,6 +32,8 @@ TRIGGERS: Mapping[str, str] = {
     "many-headers": "1,000 or more headers",
     "long-text": "a string of 4,096+ bytes",
     "deep": "JSON nested 64+ levels deep",
+    "alike-name": "an unknown field named like a known field of its object but for case "
+                  "('ID' beside 'id')",
     "big-int": "an integer beyond 2^53",
     "large": "an envelope of 64 KiB or more",
     "many-attempts": "more than 10 attempts",
@@ -40,6 +44,26 @@ refuse (``find_rule`` picks the first row whose trigger the refused envelopes sh
 
 
 _MAX_SAFE = 2**53
+
+
+def alike_field(key: str, known: Collection[str]) -> str | None:
+    """The known field ``key`` names but for case (``'ID'`` -> ``'id'``), if ``key`` is
+    not one itself: what a decoder or a collation that ignores case takes it for (Go's
+    encoding/json, Jackson's ACCEPT_CASE_INSENSITIVE_PROPERTIES, a *_ci collation)."""
+    if key in known:
+        return None
+    folded = key.casefold()
+    return next((f for f in known if f.casefold() == folded), None)
+
+
+def _has_alike_name(doc: Mapping[str, Any]) -> bool:
+    objects: list[tuple[object, Collection[str]]] = [(doc, ENVELOPE_FIELDS)]
+    for attempt in doc.get("attempts") or ():
+        if isinstance(attempt, dict):
+            objects.append((attempt, ATTEMPT_FIELDS))
+            objects.append((attempt.get("error"), ERROR_FIELDS))
+    return any(isinstance(obj, dict) and any(alike_field(k, known) for k in obj)
+               for obj, known in objects)
 
 
 def walk_json(value: Any, depth: int = 1) -> Iterator[tuple[str, Any, int]]:
@@ -86,6 +110,8 @@ def triggers_of(doc: object) -> frozenset[str]:
             found.add("big-int")
     if deepest >= 64:
         found.add("deep")
+    if _has_alike_name(doc):
+        found.add("alike-name")
     headers = doc.get("headers")
     if isinstance(headers, dict):
         if "" in headers:

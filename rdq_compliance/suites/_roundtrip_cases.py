@@ -132,6 +132,9 @@ HEADERS: dict[str, dict[str, str]] = {
     "dotted-and-rdq": {"rdq.source": "kafka://t/0/1", "rdq.submitted_by": "svc", "a.b.c": "d"},
     "empty-value": {"k": ""},
     "spaces": {" k ": " v ", "\t": "\n"},
+    # a key column in MySQL's utf8mb4_bin (chosen to tell case apart) is PAD SPACE: its
+    # unique key takes these three for one
+    "space-distinct": {"k": "bare", "k ": "one trailing space", "k  ": "two trailing spaces"},
 }
 
 

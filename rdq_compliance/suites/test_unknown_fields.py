@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import strategies as st
 
-from rdq_compliance import Envelope
+from rdq_compliance import Envelope, Outcome
 from rdq_compliance.strategies import ids, json_values, unknown_field_maps
 from rdq_compliance.suites._long_values import long_roundtrip, mixed_width_text
 from rdq_compliance.suites._strategies import envelopes_with_extras_everywhere
@@ -21,6 +21,7 @@ from rdq_compliance.testing import (
     Rdq,
     base_envelope,
     requirement,
+    ulid,
     with_attempt,
     with_error,
 )
@@ -109,6 +110,47 @@ def test_generated_error_unknown_fields(rdq: Rdq) -> None:
 
     rdq.for_all(roundtrip, budget="targeted",
                 extra=unknown_field_maps(forbidden_keys=ERROR_FIELDS, max_size=5))
+
+
+# Unknown field names that a store can take for one another, or for a known field of their
+# object (C10: the same key comes back): names that differ only in case (a side table keyed
+# by name in a case-insensitive collation, SQL Server's default and MySQL's *_ci; Go's
+# encoding/json and Jackson's ACCEPT_CASE_INSENSITIVE_PROPERTIES matching keys to fields
+# ignoring case), in trailing spaces (SQL compares VARCHAR keys with PAD SPACE) or in accents
+# (MySQL 8's default utf8mb4_0900_ai_ci). Each value differs, so a merge shows. The known
+# fields' look-alikes hold values of the known field's type: a decoder that takes them for
+# the field changes it silently. Accented names: after RDQ-RT-006's tests.
+_ALIKE = {"k": "lower", "K": "upper", "k ": "trailing space", "ke": "plain", "ké": "accented"}
+_ALIKE_CARRIES = ("RDQ-RT-006",)
+
+
+@requirement("RDQ-UF-001", carries=_ALIKE_CARRIES)
+def test_top_level_unknown_field_names_that_a_collation_merges(rdq: Rdq) -> None:
+    """RDQ-UF-001 (C10): unknown top-level fields whose names differ from one another,
+    or from a known field, only in case, trailing spaces or accents come back, each
+    under its own name; the known fields keep their values."""
+    extra = {**_ALIKE, "ID": ulid(9_001), "Queue": "from.the.unknown.field",
+             "Headers": {"from": "the unknown field"}, "Attempt_Count": 99,
+             "CREATED_AT": "2001-02-03T04:05:06.789Z"}
+    rdq.namespace().roundtrip(base_envelope(38, extra=extra))
+
+
+@requirement("RDQ-UF-002", carries=_ALIKE_CARRIES)
+def test_attempt_unknown_field_names_that_a_collation_merges(rdq: Rdq) -> None:
+    """RDQ-UF-002 (C10): an attempt's unknown fields whose names differ from one another,
+    or from a known field, only in case, trailing spaces or accents come back."""
+    extra = {**_ALIKE, "Attempt_No": 99, "OUTCOME": Outcome.SUCCESS.value,
+             "Started_At": "2001-02-03T04:05:06.789Z"}
+    rdq.namespace().roundtrip(with_attempt(base_envelope(39), extra=extra))
+
+
+@requirement("RDQ-UF-003", carries=_ALIKE_CARRIES)
+def test_error_unknown_field_names_that_a_collation_merges(rdq: Rdq) -> None:
+    """RDQ-UF-003 (C10): an error's unknown fields whose names differ from one another,
+    or from a known field, only in case, trailing spaces or accents come back."""
+    extra = {**_ALIKE, "Message": "from the unknown field", "TYPE": "unknown.Field",
+             "Detail": {"from": "the unknown field"}}
+    rdq.namespace().roundtrip(with_error(base_envelope(40), extra=extra))
 
 
 # Many unknown fields at one level: a store that keeps them one per row of a side table

@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import fields, is_dataclass
 from datetime import datetime
 
+from ..envelope._codec import to_json
 from ..envelope._diagnosis import difference_class, pointer_pattern
 from ..envelope._diff import diff
 from ..envelope._difference import Difference
+from ..envelope._json import json_equal
 from ..envelope._model import Envelope
 from ..envelope._text_change import text_change
-from ..envelope._triggers import triggers_of
+from ..envelope._triggers import alike_field, triggers_of
 from ..envelope._validate import Violation
 from ..envelope._violations import pointer_token
+from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 from ..reporting._causes import LOST_TO_NULL, Symptom, fallback_symptom, mask
 
 __all__ = [
@@ -95,6 +98,15 @@ def symptom_of(
         return Symptom(pointer="/attempts", pattern="/attempts", kind="attempts reordered",
                        clause="C12", summary=f"attempts reordered: attempt_no {want} came "
                        f"back as {got}"[:200], diff="\n".join(lines), difference="reordered")
+    alike = _alike(first, expected, actual)
+    if alike is not None:
+        at, key = alike
+        return Symptom(
+            pointer=at, pattern=pointer_pattern(at), kind="known field read from an unknown "
+            "field named like it", clause="C10", summary=_short(
+                f"came back holding the value of the unknown field {key!r} beside it "
+                "(named like it but for case)"),
+            diff="\n".join(lines), difference="alike-name")
     difference = difference_class(first)
     renamed = _renamed(first, expected, actual) if difference == "missing" else ""
     if renamed:
@@ -106,6 +118,18 @@ def symptom_of(
             kind=f"{head} renamed", clause="C4",
             summary=_short(f"{first.note} (key {renamed})"), diff="\n".join(lines),
             difference="text", change=renamed)
+    merged = _merged(first, expected, actual)
+    if merged is not None:
+        # Two keys became one: a key lost (the place's requirement), not a changed value.
+        kept, source = merged
+        held = (f"came back holding the value written to {source!r} (the names are equal "
+                "but for case or trailing spaces)")
+        summary = (f"{_summary(first)}; {kept!r}, written beside it, {held}"
+                   if first.kind == "missing" else f"{kept!r} {held}")
+        return Symptom(
+            pointer=first.pointer or "/", pattern=pointer_pattern(first.pointer) or "/",
+            kind="keys merged", clause=clause, summary=_short(summary),
+            diff="\n".join(lines), difference="missing")
     return Symptom(
         pointer=first.pointer or "/",
         pattern=pointer_pattern(first.pointer) or "/",
@@ -116,6 +140,45 @@ def symptom_of(
         difference=difference,
         change=_change(difference, first.expected, first.actual),
     )
+
+
+def _alike(first: Difference, expected: object, actual: object) -> tuple[str, str] | None:
+    """(pointer of a known field, name of an unknown field) when the field ``first``
+    differs in (or inside) came back holding the value written to an unknown field of
+    its object named like it but for case: a decoder or a collation that ignores case
+    took one for the other (``_triggers.alike_field``), not a change of that field."""
+    if not isinstance(expected, Envelope) or not isinstance(actual, Envelope):
+        return None
+    named = [(expected.extra, ENVELOPE_FIELDS)]
+    for attempt in expected.attempts:
+        named.append((attempt.extra, ATTEMPT_FIELDS))
+        if attempt.error is not None:
+            named.append((attempt.error.extra, ERROR_FIELDS))
+    if not any(alike_field(k, known) for extra, known in named for k in extra):
+        return None  # the common case: no name to take for another, no encoding
+    tokens = first.pointer.split("/")[1:]
+    levels: list[tuple[str, Collection[str]]] = [("", ENVELOPE_FIELDS)]
+    if len(tokens) >= 2 and tokens[0] == "attempts" and tokens[1].isdigit():
+        levels.append((f"/attempts/{tokens[1]}", ATTEMPT_FIELDS))
+        if len(tokens) >= 3 and tokens[2] == "error":
+            levels.append((f"/attempts/{tokens[1]}/error", ERROR_FIELDS))
+    try:
+        written, read = to_json(expected), to_json(actual)
+    except Exception:  # a model the codec cannot encode: another symptom says why
+        return None
+    for prefix, known in reversed(levels):  # the innermost object first
+        depth = prefix.count("/")
+        obj = _value_at(written, prefix)
+        if len(tokens) <= depth or not isinstance(obj, Mapping):
+            continue
+        field = tokens[depth]
+        got = _value_at(read, f"{prefix}/{field}")
+        if got is _MISSING or json_equal(obj.get(field, _MISSING), got):
+            continue
+        for key, value in obj.items():
+            if alike_field(key, known) == field and json_equal(value, got):
+                return f"{prefix}/{field}", key
+    return None
 
 
 def _change(difference: str, expected: object, actual: object) -> str:
@@ -154,6 +217,41 @@ def _renamed(first: Difference, expected: object, actual: object) -> str:
         if nature not in _NOT_RENAMED:
             return nature
     return ""
+
+
+def _merged(
+    first: Difference, expected: object, actual: object
+) -> tuple[str, str] | None:
+    """When the key ``first`` is about (missing, or holding another value) and keys
+    written beside it equal to it but for case or trailing spaces came back as one: which
+    key holds whose value (one row of a side table keyed in a collation that ignores them,
+    upserted: MySQL's utf8mb4_bin is PAD SPACE): (the key that came back, the key whose
+    value it holds); else None."""
+    if first.kind not in ("missing", "changed", "type") or expected is None or actual is None:
+        return None
+    parent, _, token = first.pointer.rpartition("/")
+    written, read = _value_at(expected, parent), _value_at(actual, parent)
+    w_keys, r_keys = _keys(written), _keys(read)
+    key = next((k for k in w_keys if pointer_token(k) == token), None)
+    if key is None:
+        return None
+
+    def fold(k: str) -> str:
+        return k.casefold().rstrip(" ")
+
+    def at(obj: object, k: str) -> object:
+        return _value_at(obj, f"/{pointer_token(k)}")
+
+    group = [k for k in w_keys if fold(k) == fold(key)]
+    if len(group) < 2 or all(k in r_keys for k in group):
+        return None
+    for kept in (k for k in group if k in r_keys):
+        got = at(read, kept)
+        source = next((k for k in group if k != kept and got is not _MISSING
+                       and json_equal(at(written, k), got)), None)
+        if source is not None:
+            return kept, source
+    return None
 
 
 _NOT_RENAMED = frozenset({"", "changed", "lower-cased", "upper-cased", "case-folded",

@@ -473,6 +473,21 @@ class HeaderKeysCasefold(DocStorage):
         return doc
 
 
+@mutant("header_key_pad_space", "headers as rows of a side table keyed by (task, key) in "
+        "MySQL's utf8mb4_bin, chosen to tell case apart, which is a PAD SPACE collation, "
+        "upserted", "merges header keys that differ only in trailing spaces ('k' and 'k ': "
+        "the first key stays, the last value wins)", R + "009")
+class HeaderKeyPadSpace(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        kept: dict[str, str] = {}
+        headers: dict[str, Any] = {}
+        for key, value in doc["headers"].items():
+            row = kept.setdefault(key.rstrip(" "), key)
+            headers[row] = value
+        doc["headers"] = headers
+        return doc
+
+
 @mutant("header_empty_key_dropped", "HTTP/form-style header libraries reject empty names",
         "drops the header with the empty key", R + "009")
 class HeaderEmptyKeyDropped(DocStorage):
@@ -625,6 +640,39 @@ class UnknownNameVarchar255(DocStorage):
         for obj, known in list(walk_docs(doc)):
             for key in [k for k in obj if k not in known and len(k.encode("utf-8")) > 255]:
                 obj[cut_utf8(key, 255)] = obj.pop(key)
+        return doc
+
+
+@mutant("unknown_name_ci_collation", "unknown fields as rows of a side table keyed by "
+        "(task, name), upserted, in SQL Server's default collation "
+        "SQL_Latin1_General_CP1_CI_AS (case-insensitive; = ignores trailing spaces)",
+        "merges unknown fields whose names differ only in case or trailing spaces (the "
+        "first name stays, the last value wins)", M + "UF-001", M + "UF-002", M + "UF-003")
+class UnknownNameCiCollation(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        for obj, known in list(walk_docs(doc)):
+            first: dict[str, str] = {}
+            for key in [k for k in obj if k not in known]:
+                row = first.setdefault(key.casefold().rstrip(" "), key)
+                if row != key:
+                    obj[row] = obj.pop(key)
+        return doc
+
+
+@mutant("go_case_insensitive_unmarshal", "a Go plugin reading its document (a TEXT column, "
+        "known fields first, then the residual map) with encoding/json, which matches an "
+        "object's keys to struct fields ignoring case; the residual map keeps every key not "
+        "named exactly", "an unknown field named like a known one but for case ('ID', "
+        "'Message') overwrites that known field on read", M + "UF-001", M + "UF-002",
+        M + "UF-003")
+class GoCaseInsensitiveUnmarshal(DocStorage):
+    def on_read(self, doc: Obj) -> Obj:
+        for obj, known in list(walk_docs(doc)):
+            by_fold = {f.casefold(): f for f in known}
+            for key in [k for k in obj if k not in known]:
+                field = by_fold.get(key.casefold())
+                if field is not None:  # the later key wins, as it does in Go
+                    obj[field] = obj[key]
         return doc
 
 

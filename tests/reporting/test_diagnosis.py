@@ -278,3 +278,89 @@ def test_reversed_attempts_are_one_reordered_symptom():
     s = symptom_of(diff(env, back)[0], "", [], expected=env, actual=back)
     assert (s.pattern, s.difference) == ("/attempts", "reordered")
     assert find_rule(s.pattern, s.difference).requirement == "RDQ-RT-005"
+
+
+def test_an_unknown_field_named_like_a_known_one_is_a_trigger():
+    """'ID' beside 'id' (a decoder that ignores case takes one for the other): at every
+    level; a known name itself, or a name like no known field, is none."""
+    assert triggers_of({"id": "x", "ID": {}}) == {"alike-name"}
+    assert triggers_of({"attempts": [{"Outcome": 1}]}) == {"alike-name"}
+    assert triggers_of({"attempts": [{"error": {"MESSAGE": ""}}]}) == {"alike-name"}
+    assert triggers_of({"id": "x", "Ident": 1, "attempts": [{"Message": 1}]}) == frozenset()
+    assert triggers_of({"attempts": [{"error": {"Outcome": 1}}]}) == frozenset()
+    rule = find_rule("/", "raised", ["alike-name", "astral"])  # the name, not the text
+    assert rule is not None and rule.requirement == "RDQ-UF-001"
+
+
+def test_a_known_field_read_from_an_alike_named_unknown_field_is_that_levels_defect():
+    """A Go plugin (encoding/json matches keys ignoring case) reads the unknown field
+    'ID' into id, 'Attempt_No' into attempt_no, 'TYPE' into error.type: the unknown
+    field's requirement of that level (C10), not the known field's (RDQ-RT-004,
+    RDQ-RT-005, RDQ-TR-001)."""
+    from dataclasses import replace
+
+    from rdq_compliance.envelope._diff import diff
+    from rdq_compliance.testing import base_envelope, ulid, with_attempt, with_error
+
+    other = ulid(9)
+    top = base_envelope(2, extra={"ID": other})
+    cases = [
+        (top, replace(top, id=other), "/id", "RDQ-UF-001", "'ID'"),
+        (with_attempt(top, extra={"Attempt_No": 7}), None, "/attempts/*/attempt_no",
+         "RDQ-UF-002", "'Attempt_No'"),
+        (with_error(top, extra={"TYPE": "x.Y"}), None, "/attempts/*/error/type",
+         "RDQ-UF-003", "'TYPE'"),
+    ]
+    for written, read, pattern, requirement, name in cases:
+        if read is None:
+            if pattern.endswith("attempt_no"):
+                read = with_attempt(written, attempt_no=7)
+            else:
+                read = with_error(written, type="x.Y")
+        s = symptom_of(diff(written, read)[0], "", [], expected=written, actual=read)
+        assert (s.pattern, s.difference) == (pattern, "alike-name"), s
+        assert find_rule(s.pattern, s.difference).requirement == requirement
+        assert f"the value of the unknown field {name} beside it" in s.summary
+    # the field changed to something else: its own defect, whatever names lie beside it
+    s = symptom_of(diff(top, replace(top, id=ulid(10)))[0], "", [], expected=top,
+                   actual=replace(top, id=ulid(10)))
+    assert s.difference != "alike-name"
+
+
+def test_keys_merged_by_a_collation_say_which_key_holds_the_value():
+    """A side table keyed in a case-insensitive collation keeps one of 'k', 'K', 'k ':
+    the lost key's line says which key came back with whose value."""
+    from dataclasses import replace
+
+    from rdq_compliance.envelope._diff import diff
+    from rdq_compliance.testing import base_envelope
+
+    written = base_envelope(3, extra={"k": 1, "K": 2, "k ": 3, "other": 4})
+    read = replace(written, extra={"K": 3, "other": 4})
+    first = next(d for d in diff(written, read) if d.pointer == "/k")
+    s = symptom_of(first, "C10", [], expected=written, actual=read)
+    assert s.difference == "missing"
+    assert ("'K', written beside it, came back holding the value written to 'k ' (the "
+            "names are equal but for case or trailing spaces)") in s.summary
+    lost = replace(written, extra={"K": 2, "other": 4})  # 'k' simply lost: nothing to say
+    s = symptom_of(next(d for d in diff(written, lost) if d.pointer == "/k"), "C10", [],
+                   expected=written, actual=lost)
+    assert "written beside it" not in s.summary
+
+
+def test_header_keys_merged_by_a_pad_space_collation_are_a_lost_key():
+    """MySQL's utf8mb4_bin is PAD SPACE: 'k', 'k ' and 'k  ' one row, the last value
+    kept under the first key. The key that holds another's value is a key lost
+    (RDQ-RT-009), not a header value whose text changed (RDQ-RT-006)."""
+    from dataclasses import replace
+
+    from rdq_compliance.envelope._diff import diff
+    from rdq_compliance.testing import base_envelope
+
+    written = base_envelope(4, headers={"k": "bare", "k ": "one", "k  ": "two"})
+    read = replace(written, headers={"k": "two"})
+    s = symptom_of(diff(written, read)[0], "C8", [], expected=written, actual=read)
+    assert (s.pattern, s.difference) == ("/headers/*", "missing"), s
+    assert find_rule(s.pattern, s.difference).requirement == "RDQ-RT-009"
+    assert s.summary == ("'k' came back holding the value written to 'k  ' (the names are "
+                         "equal but for case or trailing spaces)")
