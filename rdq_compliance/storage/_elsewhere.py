@@ -59,6 +59,11 @@ class Problem:
     message: str
     traceback: str = ""
     code: str | None = None
+    violations: tuple[Any, ...] = ()
+    """For the stdio bridge's verdict on a testee's wire JSON (``InvalidTesteeEnvelope``):
+    its violations, and the ``document`` the testee returned, judged as the kit judges
+    them in its own process (RDQ-RT-004), not as an exception."""
+    document: Any = None
 
 
 @dataclass(frozen=True)
@@ -213,7 +218,10 @@ def _call(step: str, timeout: float, fn: Callable[..., Any], *args: Any) -> Any:
             isinstance(exc, StorageError) and exc.code == ErrorCode.UNAVAILABLE):
         raise _Stop(Problem(step, "unavailable", message, tb))
     code = str(exc.code) if isinstance(exc, StorageError) else None
-    raise _Stop(Problem(step, "raised", message, tb, code))
+    violations = getattr(exc, "violations", None)
+    raise _Stop(Problem(step, "raised", message, tb, code,
+                        tuple(violations) if isinstance(violations, list | tuple) else (),
+                        getattr(exc, "document", None)))
 
 
 def _run(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[bool, Any]:

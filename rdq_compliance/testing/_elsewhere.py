@@ -17,7 +17,7 @@ from ..envelope._model import Envelope
 from ..reporting._outage import could_not_run_reason
 from ..storage._elsewhere import Answer, Problem, read_elsewhere
 from ..storage._stdio import StdioStorage
-from ._failures import OperationHung, is_c17
+from ._failures import OperationHung, is_c17, testee_violations
 from ._guard import CouldNotRun
 
 if TYPE_CHECKING:
@@ -95,6 +95,11 @@ def _failed(
         rdq.hung(OperationHung(f"{step} {problem.message} ({WHY})"), shown)
     if op is not None and id is not None and problem.code is not None and is_c17(problem.code):
         ns.read_refused(op, id, problem.message, problem.code, shown)
+    judged = testee_violations(problem.violations, problem.document, next(iter(shown), None))
+    if judged is not None:  # the bridge's verdict on the testee's wire JSON (RDQ-RT-004)
+        detail, symptom = judged
+        rdq.fail(f"{step} raised {problem.message} ({WHY})", detail=detail, envelopes=shown,
+                 symptom=symptom)
     detail = ""
     if problem.traceback:
         detail = "plugin traceback:\n" + "\n".join(

@@ -23,6 +23,7 @@ from ..envelope._model import Envelope
 from ..envelope._violations import Violation
 from ..reporting._causes import Symptom
 from ..storage._protocol import ErrorCode, StorageError
+from ._symptoms import symptom_of_violation
 
 __all__ = [
     "C17_CODES",
@@ -113,6 +114,26 @@ def violation_lines(violations: Sequence[Violation]) -> list[str]:
     an invalid envelope read is shown (an adapter's model or a testee's wire JSON)."""
     return [f"  {v.pointer or '/'}: {v.code} [{clauses_of(v.code)}]: {v.message}"
             for v in violations[:20]]
+
+
+def testee_violations(
+    violations: object, document: object, written: Envelope | None,
+) -> tuple[str, Symptom] | None:
+    """When the stdio bridge judged a testee's wire JSON invalid (``violations``, and the
+    ``document`` the testee returned), the failure's detail and symptom (RDQ-RT-004): an
+    invalid envelope read, diagnosed as such, not as an exception of the plugin (whose
+    trigger would name the payload's requirement). None for any other exception."""
+    if not (isinstance(violations, list | tuple) and violations
+            and all(isinstance(v, Violation) for v in violations)):
+        return None
+    found = list(violations)
+    clauses = sorted({c for v in found for c in clauses_of(v.code).split()})
+    detail = ("RDQ-RT-004: what a plugin returns is a valid envelope in exact form "
+              f"(canonical wire JSON for testees); clauses broken: {' '.join(clauses)}")
+    symptom = symptom_of_violation(
+        found[0], clauses_of(found[0].code) or "C11", violation_lines(found),
+        expected=to_json(written) if written is not None else None, actual=document)
+    return detail, symptom
 
 
 _KIT_DIR = str(Path(__file__).resolve().parent.parent)

@@ -16,9 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import pytest
 
 from .._requirements import Requirement
-from ..envelope._codec import to_json
 from ..envelope._model import Envelope
-from ..envelope._validate import Violation
 from ..reporting._causes import Symptom
 from ..storage._protocol import StorageError, StorageInfo
 from ..storage._stdio import StdioStorage
@@ -31,19 +29,17 @@ from ._failures import (
     OperationHung,
     PluginFault,
     canonical,
-    clauses_of,
     describe_storage_error,
     format_plugin_traceback,
     is_c17,
     pretty,
-    violation_lines,
+    testee_violations,
 )
 from ._marker import MARKER
 from ._namespace_handle import Namespace
 from ._owned_namespaces import Namespaces
 from ._runtime import PluginRuntime
 from ._shared import shared_namespace
-from ._symptoms import symptom_of_violation
 
 if TYPE_CHECKING:
     from hypothesis.stateful import RuleBasedStateMachine
@@ -231,26 +227,11 @@ class Rdq:
                 first = self.runtime.shown_tracebacks.setdefault(key, self.item.nodeid)
                 if first != self.item.nodeid:
                     detail = f"plugin traceback: the same as shown for {first}"
-            violations = getattr(err, "violations", None)
             symptom = None
-            if isinstance(violations, list) and violations and all(
-                isinstance(v, Violation) for v in violations
-            ):
-                # The stdio bridge judged the testee's wire JSON (RDQ-RT-004): an invalid
-                # envelope read, diagnosed as such (not as an exception of the plugin,
-                # whose trigger would name the payload's requirement).
-                clauses = sorted({c for v in violations for c in clauses_of(v.code).split()})
-                detail = (
-                    "RDQ-RT-004: what a plugin returns is a valid envelope in exact form "
-                    f"(canonical wire JSON for testees); clauses broken: {' '.join(clauses)}"
-                )
-                lines = violation_lines(violations)
-                document = getattr(err, "document", None)
-                written = next(iter(envelopes), None)
-                symptom = symptom_of_violation(
-                    violations[0], clauses_of(violations[0].code) or "C11", lines,
-                    expected=to_json(written) if written is not None else None,
-                    actual=document)
+            judged = testee_violations(getattr(err, "violations", None),
+                                       getattr(err, "document", None), next(iter(envelopes), None))
+            if judged is not None:
+                detail, symptom = judged
             self.fail(
                 f"{operation} raised {type(err).__name__}: {err}",
                 detail=detail,

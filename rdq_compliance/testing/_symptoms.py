@@ -98,15 +98,9 @@ def symptom_of(
         return Symptom(pointer="/attempts", pattern="/attempts", kind="attempts reordered",
                        clause="C12", summary=f"attempts reordered: attempt_no {want} came "
                        f"back as {got}"[:200], diff="\n".join(lines), difference="reordered")
-    alike = _alike(first, expected, actual)
+    alike = _alike(first.pointer, expected, actual) if actual is not None else None
     if alike is not None:
-        at, key = alike
-        return Symptom(
-            pointer=at, pattern=pointer_pattern(at), kind="known field read from an unknown "
-            "field named like it", clause="C10", summary=_short(
-                f"came back holding the value of the unknown field {key!r} beside it "
-                "(named like it but for case)"),
-            diff="\n".join(lines), difference="alike-name")
+        return _alike_symptom(*alike, lines)
     difference = difference_class(first)
     renamed = _renamed(first, expected, actual) if difference == "missing" else ""
     if renamed:
@@ -142,43 +136,67 @@ def symptom_of(
     )
 
 
-def _alike(first: Difference, expected: object, actual: object) -> tuple[str, str] | None:
-    """(pointer of a known field, name of an unknown field) when the field ``first``
-    differs in (or inside) came back holding the value written to an unknown field of
-    its object named like it but for case: a decoder or a collation that ignores case
-    took one for the other (``_triggers.alike_field``), not a change of that field."""
-    if not isinstance(expected, Envelope) or not isinstance(actual, Envelope):
-        return None
-    named = [(expected.extra, ENVELOPE_FIELDS)]
-    for attempt in expected.attempts:
-        named.append((attempt.extra, ATTEMPT_FIELDS))
-        if attempt.error is not None:
-            named.append((attempt.error.extra, ERROR_FIELDS))
-    if not any(alike_field(k, known) for extra, known in named for k in extra):
-        return None  # the common case: no name to take for another, no encoding
-    tokens = first.pointer.split("/")[1:]
+def _alike_symptom(at: str, key: str, lines: list[str]) -> Symptom:
+    return Symptom(
+        pointer=at, pattern=pointer_pattern(at),
+        kind="known field read from an unknown field named like it", clause="C10",
+        summary=_short(f"came back holding the value of the unknown field {key!r} beside it "
+                       "(named like it but for case)"),
+        diff="\n".join(lines), difference="alike-name")
+
+
+def _alike(pointer: str, expected: object, actual: object) -> tuple[str, str] | None:
+    """(pointer of a known field, name of an unknown field) when the known field that
+    ``pointer`` is at (or inside) came back holding the value written to an unknown field
+    of its object named like it but for case: a decoder or a collation that ignores case
+    took one for the other (``_triggers.alike_field``), not a change of that field.
+    ``expected`` and ``actual``: envelopes (models, valid or not) or their JSON; with
+    ``actual`` None (not known), whether such an unknown field lies beside it."""
+    if not _has_alike_name(expected):
+        return None  # the common case: no name to take for another, nothing to encode
+    tokens = pointer.split("/")[1:]
     levels: list[tuple[str, Collection[str]]] = [("", ENVELOPE_FIELDS)]
     if len(tokens) >= 2 and tokens[0] == "attempts" and tokens[1].isdigit():
         levels.append((f"/attempts/{tokens[1]}", ATTEMPT_FIELDS))
         if len(tokens) >= 3 and tokens[2] == "error":
             levels.append((f"/attempts/{tokens[1]}/error", ERROR_FIELDS))
-    try:
-        written, read = to_json(expected), to_json(actual)
-    except Exception:  # a model the codec cannot encode: another symptom says why
-        return None
+    written, read = _as_json(expected), _as_json(actual)
     for prefix, known in reversed(levels):  # the innermost object first
         depth = prefix.count("/")
         obj = _value_at(written, prefix)
         if len(tokens) <= depth or not isinstance(obj, Mapping):
             continue
         field = tokens[depth]
-        got = _value_at(read, f"{prefix}/{field}")
-        if got is _MISSING or json_equal(obj.get(field, _MISSING), got):
+        got = _MISSING if actual is None else _value_at(read, f"{prefix}/{field}")
+        if actual is not None and (
+                got is _MISSING or json_equal(obj.get(field, _MISSING), got)):
             continue
         for key, value in obj.items():
-            if alike_field(key, known) == field and json_equal(value, got):
+            if alike_field(key, known) == field and (actual is None or json_equal(value, got)):
                 return f"{prefix}/{field}", key
     return None
+
+
+def _has_alike_name(envelope: object) -> bool:
+    if isinstance(envelope, Envelope):
+        named = [(envelope.extra, ENVELOPE_FIELDS)]
+        for attempt in envelope.attempts:
+            named.append((attempt.extra, ATTEMPT_FIELDS))
+            if attempt.error is not None:
+                named.append((attempt.error.extra, ERROR_FIELDS))
+        return any(alike_field(k, known) for extra, known in named for k in extra)
+    return isinstance(envelope, Mapping) and "alike-name" in triggers_of(envelope)
+
+
+def _as_json(envelope: object) -> object:
+    """An envelope's JSON (a model the codec cannot encode, an invalid read: the model
+    itself, whose fields ``_value_at`` reads)."""
+    if isinstance(envelope, Envelope):
+        try:
+            return to_json(envelope)
+        except Exception:
+            return envelope
+    return envelope
 
 
 def _change(difference: str, expected: object, actual: object) -> str:
@@ -323,7 +341,22 @@ def symptom_of_violation(
     shown = lines[:_DIFF_LINES]
     if len(lines) > _DIFF_LINES:
         shown.append(f"  \u2026 and {len(lines) - _DIFF_LINES} more lines")
+    alike = (_alike(first.pointer, expected, actual)
+             if first.pointer and actual is not None else None)
+    if alike is not None:  # 'ID': {} read into id: the unknown field's defect (C10)
+        return _alike_symptom(*alike, shown)
     message = first.message if len(first.message) <= 160 else first.message[:159] + "\u2026"
+    beside = _alike(first.pointer, expected, None) if first.pointer and actual is None else None
+    if beside is not None:
+        # What was read is unknown (the plugin's own decoder refused it): the field that
+        # is invalid has an unknown field named like it beside it in what was written.
+        at, key = beside
+        return Symptom(
+            pointer=at, pattern=pointer_pattern(at), kind=f"invalid: {first.code}",
+            clause="C10", summary=_short(
+                f"returned invalid ({first.code}): {message}; the envelope written holds "
+                f"the unknown field {key!r} beside it, named like it but for case"),
+            diff="\n".join(shown), difference="alike-name", change=first.code)
     difference, change = "invalid", ""
     if expected is not None and actual is not None and first.pointer:
         difference = _what_differs(first.pointer, expected, actual)

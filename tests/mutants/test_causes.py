@@ -37,6 +37,7 @@ CASES = {
     "postgres_jsonb_rejects_nul": "RDQ-RT-006",  # refusal only: U+0000 (INTERNAL)
     # 'ID' read into id (or an error: 'ID' holds an object), wherever the trap key is
     "go_case_insensitive_unmarshal": "RDQ-UF-001",
+    "t_b64_url": "RDQ-RT-004",  # a testee's invalid wire JSON, in this process and a new one
 }
 _FULL: list[KitResult] = []
 _STOPPED: dict[str, KitResult] = {}
@@ -128,3 +129,22 @@ def test_stop_at_first_failure_stops_on_the_requirement(mutant: str) -> None:
     assert [r["id"] for r in failed] == [requirement], result.describe()
     assert plugin["causes"][0]["requirement"] == requirement
 
+
+def test_what_a_new_process_reads_is_diagnosed_as_a_read_here() -> None:
+    """The new process of RDQ-RT-003 (C15) reads through the same stdio bridge: its
+    verdict on the testee's wire JSON is the kit's own invalid read (RDQ-RT-004), one
+    cause with every other read, not an exception diagnosed by what the envelope holds."""
+    plugin = _full().plugin(by_id("t_b64_url").label)
+    assert [(c["requirement"], c["failures"]) for c in plugin["causes"]] == [
+        ("RDQ-RT-004", len(_failed_tests(plugin)))]
+
+
+def test_unknown_fields_a_decoder_takes_for_known_ones_are_their_levels_causes() -> None:
+    """A Go plugin reads the unknown field 'ID' into id (or fails to, when it holds an
+    object): every cause names the unknown fields' requirement of its level (C10), none
+    the known field's, durability's or the versions' it shows in."""
+    plugin = _full().plugin(by_id("go_case_insensitive_unmarshal").label)
+    named = {c["requirement"] for c in plugin["causes"]}
+    assert named <= {"RDQ-UF-001", "RDQ-UF-002", "RDQ-UF-003"}, plugin["causes"]
+    # and each says so: the value of the unknown field it holds, or the trigger
+    assert all("unknown field" in c["summary"] for c in plugin["causes"]), plugin["causes"]
