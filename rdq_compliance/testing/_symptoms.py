@@ -113,9 +113,14 @@ def symptom_of(
             summary=_short(f"{first.note} (key {renamed})"), diff="\n".join(lines),
             difference="text", change=renamed)
     merged = _merged(first, expected, actual)
+    if merged is not None and merged[2]:
+        return Symptom(
+            pointer=first.pointer or "/", pattern=pointer_pattern(first.pointer) or "/",
+            kind=_kind(first), clause="C4", summary=_summary(first), diff="\n".join(lines),
+            difference="text", change=merged[2])
     if merged is not None:
         # Two keys became one: a key lost (the place's requirement), not a changed value.
-        kept, source = merged
+        kept, source, _ = merged
         held = (f"came back holding the value written to {source!r} (the names are equal "
                 "but for case or trailing spaces)")
         summary = (f"{_summary(first)}; {kept!r}, written beside it, {held}"
@@ -239,12 +244,13 @@ def _renamed(first: Difference, expected: object, actual: object) -> str:
 
 def _merged(
     first: Difference, expected: object, actual: object
-) -> tuple[str, str] | None:
+) -> tuple[str, str, str] | None:
     """When the key ``first`` is about (missing, or holding another value) and keys
     written beside it equal to it but for case or trailing spaces came back as one: which
     key holds whose value (one row of a side table keyed in a collation that ignores them,
     upserted: MySQL's utf8mb4_bin is PAD SPACE): (the key that came back, the key whose
-    value it holds); else None."""
+    value it holds, "" or the nature of the change of that value when the store changed
+    it too: ``envelope._text_change``); else None."""
     if first.kind not in ("missing", "changed", "type") or expected is None or actual is None:
         return None
     parent, _, token = first.pointer.rpartition("/")
@@ -268,7 +274,17 @@ def _merged(
         source = next((k for k in group if k != kept and got is not _MISSING
                        and json_equal(at(written, k), got)), None)
         if source is not None:
-            return kept, source
+            return kept, source, ""
+    for kept in (k for k in group if k in r_keys):
+        # The keys became one because the store changes every string (trailing spaces
+        # trimmed, keys and values alike): the string defect (RDQ-RT-006), as elsewhere.
+        got = at(read, kept)
+        for source in group:
+            value = at(written, source)
+            if isinstance(value, str) and isinstance(got, str):
+                nature = text_change(value, got)
+                if nature not in ("", "changed"):
+                    return kept, source, nature
     return None
 
 

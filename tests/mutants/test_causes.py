@@ -38,6 +38,8 @@ CASES = {
     # 'ID' read into id (or an error: 'ID' holds an object), wherever the trap key is
     "go_case_insensitive_unmarshal": "RDQ-UF-001",
     "t_b64_url": "RDQ-RT-004",  # a testee's invalid wire JSON, in this process and a new one
+    "char_pad_space": "RDQ-RT-006",  # trims every string, header keys too
+    "header_key_pad_space": "RDQ-RT-009",  # merges header keys, their values intact
 }
 _FULL: list[KitResult] = []
 _STOPPED: dict[str, KitResult] = {}
@@ -148,3 +150,13 @@ def test_unknown_fields_a_decoder_takes_for_known_ones_are_their_levels_causes()
     assert named <= {"RDQ-UF-001", "RDQ-UF-002", "RDQ-UF-003"}, plugin["causes"]
     # and each says so: the value of the unknown field it holds, or the trigger
     assert all("unknown field" in c["summary"] for c in plugin["causes"]), plugin["causes"]
+
+
+@pytest.mark.parametrize("mutant", ["char_pad_space", "header_key_pad_space"])
+def test_header_keys_made_one_are_one_cause_of_the_right_defect(mutant: str) -> None:
+    """'k', 'k ' and 'k  ' come back as one header key from a store that trims every
+    string (its string defect, RDQ-RT-006) and from a PAD SPACE key column (a key lost,
+    RDQ-RT-009): one cause each, naming its own requirement."""
+    plugin = _full().plugin(by_id(mutant).label)
+    assert [(c["requirement"], c["failures"]) for c in plugin["causes"]] == [
+        (CASES[mutant], len(_failed_tests(plugin)))], plugin["causes"]

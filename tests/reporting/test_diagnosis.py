@@ -388,3 +388,19 @@ def test_an_invalid_field_beside_an_alike_named_unknown_field_is_that_levels_def
     plain = base_envelope(5)  # nothing named like id: the model's defect (RDQ-RT-004)
     s = symptom_of_violation(v, "C6", [], expected=plain, actual=None)
     assert s.difference != "alike-name"
+
+
+def test_keys_made_one_by_a_store_that_trims_every_string_are_its_string_defect():
+    """A store that trims trailing spaces from keys and values alike makes 'k', 'k ' and
+    'k  ' one key too; the value it holds is trimmed: RDQ-RT-006's defect, the same cause
+    as every other trimmed string, not a collation's merge (RDQ-RT-009)."""
+    from dataclasses import replace
+
+    from rdq_compliance.envelope._diff import diff
+    from rdq_compliance.testing import base_envelope
+
+    written = base_envelope(6, headers={"k": "bare ", "k ": "one ", "k  ": "two "})
+    read = replace(written, headers={"k": "two"})
+    s = symptom_of(diff(written, read)[0], "C8", [], expected=written, actual=read)
+    assert (s.difference, s.change) == ("text", "trailing spaces trimmed"), s
+    assert find_rule(s.pattern, s.difference).requirement == "RDQ-RT-006"
