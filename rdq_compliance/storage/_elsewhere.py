@@ -11,13 +11,16 @@ the kit resolved (``{worker}`` already replaced) and reads each id once. Every p
 call there has the kit's ``--rdq-timeout``.
 
 What the new process read comes back pickled, as the plugin returned it (a model with
-the wrong Python types stays wrong), or as the exception it raised, described: the kit
-judges it as it judges a read of its own. This module only carries it; it judges
+the wrong Python types stays wrong; a part that does not pickle, a ``memoryview``, comes
+as a stand-in of the same type name and repr), or as the exception it raised, described:
+the kit judges it as it judges a read of its own. This module only carries it; it judges
 nothing and imports neither pytest nor Hypothesis.
 """
 
 from __future__ import annotations
 
+import copy as pycopy
+import dataclasses
 import json
 import os
 import pickle
@@ -243,10 +246,60 @@ def _write(path: Path, answer: Answer) -> None:
     os.replace(tmp, path)
 
 
+class _StandIn:
+    """A value the plugin returned that does not pickle (a ``memoryview`` payload), carried
+    back inside its model as its type's name and its repr: the kit judges it as it judges
+    such a read of its own ("expected bytes, got memoryview")."""
+
+    __slots__ = ("_text",)
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+
+    def __repr__(self) -> str:
+        return self._text
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _stand_in, (type(self).__name__, self._text)
+
+
+def _stand_in(name: str, text: str) -> _StandIn:
+    """A :class:`_StandIn` of a class named ``name`` (made again where it is unpickled)."""
+    cls: type[_StandIn] = type(name, (_StandIn,), {"__slots__": ()})
+    return cls(text)
+
+
+def _carried(value: Any) -> Any:
+    """``value`` with each part that does not pickle replaced by a :class:`_StandIn`,
+    through models (dataclasses), mappings and sequences."""
+    try:
+        pickle.dumps(value)
+        return value
+    except Exception:
+        pass
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        copy = pycopy.copy(value)
+        for f in dataclasses.fields(value):
+            object.__setattr__(copy, f.name, _carried(getattr(value, f.name)))
+        return copy
+    if isinstance(value, dict):
+        return {k: _carried(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_carried(v) for v in value)
+    return _stand_in(type(value).__name__, repr(value)[:500])
+
+
 def _picklable(read: Read) -> Read:
     try:
         pickle.dumps(read.value)
     except Exception as exc:
+        if dataclasses.is_dataclass(read.value):
+            carried = _carried(read.value)
+            try:
+                pickle.dumps(carried)
+                return Read(read.id, value=carried)
+            except Exception:
+                pass
         return Read(read.id, problem=Problem(
             f"read({read.id!r})", "unpicklable",
             f"returned {type(read.value).__name__} {read.value!r:.200}, which the kit cannot "
