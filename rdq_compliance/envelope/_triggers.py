@@ -17,7 +17,7 @@ from typing import Any
 
 from ._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 
-__all__ = ["TRIGGERS", "alike_field", "triggers_of", "walk_json"]
+__all__ = ["TRIGGERS", "alike_field", "has_alike_name", "triggers_of", "walk_json"]
 
 TRIGGERS: Mapping[str, str] = {
     "nul": "U+0000 in a string",
@@ -56,7 +56,9 @@ def alike_field(key: str, known: Collection[str]) -> str | None:
     return next((f for f in known if f.casefold() == folded), None)
 
 
-def _has_alike_name(doc: Mapping[str, Any]) -> bool:
+def has_alike_name(doc: Mapping[str, Any]) -> bool:
+    """Whether the canonical JSON ``doc`` of an envelope holds, in the envelope, an
+    attempt or an error, an unknown field named like a known field of that object."""
     objects: list[tuple[object, Collection[str]]] = [(doc, ENVELOPE_FIELDS)]
     for attempt in doc.get("attempts") or ():
         if isinstance(attempt, dict):
@@ -110,7 +112,7 @@ def triggers_of(doc: object) -> frozenset[str]:
             found.add("big-int")
     if deepest >= 64:
         found.add("deep")
-    if _has_alike_name(doc):
+    if has_alike_name(doc):
         found.add("alike-name")
     headers = doc.get("headers")
     if isinstance(headers, dict):

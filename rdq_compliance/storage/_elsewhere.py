@@ -62,10 +62,10 @@ class Problem:
     message: str
     traceback: str = ""
     code: str | None = None
-    violations: tuple[Any, ...] = ()
+    violations: list[Any] | None = None
     """For the stdio bridge's verdict on a testee's wire JSON (``InvalidTesteeEnvelope``):
-    its violations, and the ``document`` the testee returned, judged as the kit judges
-    them in its own process (RDQ-RT-004), not as an exception."""
+    its list of violations, and the ``document`` the testee returned, judged as the kit
+    judges them in its own process (``testing._failures.testee_violations``)."""
     document: Any = None
 
 
@@ -223,7 +223,7 @@ def _call(step: str, timeout: float, fn: Callable[..., Any], *args: Any) -> Any:
     code = str(exc.code) if isinstance(exc, StorageError) else None
     violations = getattr(exc, "violations", None)
     raise _Stop(Problem(step, "raised", message, tb, code,
-                        tuple(violations) if isinstance(violations, list | tuple) else (),
+                        violations if isinstance(violations, list) else None,
                         getattr(exc, "document", None)))
 
 

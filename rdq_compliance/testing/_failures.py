@@ -119,11 +119,13 @@ def violation_lines(violations: Sequence[Violation]) -> list[str]:
 def testee_violations(
     violations: object, document: object, written: Envelope | None,
 ) -> tuple[str, Symptom] | None:
-    """When the stdio bridge judged a testee's wire JSON invalid (``violations``, and the
-    ``document`` the testee returned), the failure's detail and symptom (RDQ-RT-004): an
-    invalid envelope read, diagnosed as such, not as an exception of the plugin (whose
-    trigger would name the payload's requirement). None for any other exception."""
-    if not (isinstance(violations, list | tuple) and violations
+    """When the stdio bridge judged a testee's wire JSON invalid (``violations``, the list
+    of ``InvalidTesteeEnvelope``, and the ``document`` the testee returned), the failure's
+    detail and symptom (RDQ-RT-004): an invalid envelope read, diagnosed as such, not as an
+    exception of the plugin (whose trigger would name the payload's requirement). None for
+    any other exception (``InvalidEnvelope`` a Python plugin's own decoder raised holds a
+    tuple: an exception of the plugin)."""
+    if not (isinstance(violations, list) and violations
             and all(isinstance(v, Violation) for v in violations)):
         return None
     found = list(violations)

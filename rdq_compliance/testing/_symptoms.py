@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass
 from datetime import datetime
 
 from ..envelope._codec import to_json
@@ -17,7 +17,7 @@ from ..envelope._difference import Difference
 from ..envelope._json import json_equal
 from ..envelope._model import Envelope
 from ..envelope._text_change import text_change
-from ..envelope._triggers import alike_field, triggers_of
+from ..envelope._triggers import alike_field, has_alike_name, triggers_of
 from ..envelope._validate import Violation
 from ..envelope._violations import pointer_token
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
@@ -98,7 +98,7 @@ def symptom_of(
         return Symptom(pointer="/attempts", pattern="/attempts", kind="attempts reordered",
                        clause="C12", summary=f"attempts reordered: attempt_no {want} came "
                        f"back as {got}"[:200], diff="\n".join(lines), difference="reordered")
-    alike = _alike(first.pointer, expected, actual) if actual is not None else None
+    alike = _alike(first.pointer, expected, actual)
     if alike is not None:
         return _alike_symptom(*alike, lines)
     difference = difference_class(first)
@@ -155,8 +155,7 @@ def _alike(pointer: str, expected: object, actual: object) -> tuple[str, str] | 
     ``pointer`` is at (or inside) came back holding the value written to an unknown field
     of its object named like it but for case: a decoder or a collation that ignores case
     took one for the other (``_triggers.alike_field``), not a change of that field.
-    ``expected`` and ``actual``: envelopes (models, valid or not) or their JSON; with
-    ``actual`` None (not known), whether such an unknown field lies beside it."""
+    ``expected`` and ``actual``: envelopes (models, valid or not) or their JSON."""
     if not _has_alike_name(expected):
         return None  # the common case: no name to take for another, nothing to encode
     tokens = pointer.split("/")[1:]
@@ -172,17 +171,17 @@ def _alike(pointer: str, expected: object, actual: object) -> tuple[str, str] | 
         if len(tokens) <= depth or not isinstance(obj, Mapping):
             continue
         field = tokens[depth]
-        got = _MISSING if actual is None else _value_at(read, f"{prefix}/{field}")
-        if actual is not None and (
-                got is _MISSING or json_equal(obj.get(field, _MISSING), got)):
+        got = _value_at(read, f"{prefix}/{field}")
+        if got is _MISSING or json_equal(obj.get(field, _MISSING), got):
             continue
         for key, value in obj.items():
-            if alike_field(key, known) == field and (actual is None or json_equal(value, got)):
+            if alike_field(key, known) == field and json_equal(value, got):
                 return f"{prefix}/{field}", key
     return None
 
 
 def _has_alike_name(envelope: object) -> bool:
+    """``_triggers.has_alike_name``, of a model too (without encoding it)."""
     if isinstance(envelope, Envelope):
         named = [(envelope.extra, ENVELOPE_FIELDS)]
         for attempt in envelope.attempts:
@@ -190,7 +189,7 @@ def _has_alike_name(envelope: object) -> bool:
             if attempt.error is not None:
                 named.append((attempt.error.extra, ERROR_FIELDS))
         return any(alike_field(k, known) for extra, known in named for k in extra)
-    return isinstance(envelope, Mapping) and "alike-name" in triggers_of(envelope)
+    return isinstance(envelope, Mapping) and has_alike_name(envelope)
 
 
 def _as_json(envelope: object) -> object:
@@ -224,17 +223,36 @@ def _keys(container: object) -> list[str]:
     return [str(k) for k in extra] if isinstance(extra, Mapping) else []
 
 
+@dataclass(frozen=True)
+class _Around:
+    """The objects (written, read) holding the key a difference is about, their keys,
+    and that key as written."""
+
+    written: object
+    read: object
+    written_keys: list[str]
+    read_keys: list[str]
+    key: str
+
+
+def _around(first: Difference, expected: object, actual: object) -> _Around | None:
+    if expected is None or actual is None:
+        return None
+    parent, _, token = first.pointer.rpartition("/")
+    written, read = _value_at(expected, parent), _value_at(actual, parent)
+    w_keys, r_keys = _keys(written), _keys(read)
+    key = next((k for k in w_keys if pointer_token(k) == token), None)
+    return None if key is None else _Around(written, read, w_keys, r_keys, key)
+
+
 def _renamed(first: Difference, expected: object, actual: object) -> str:
     """For a key missing from what was read: the nature of the change
     (``envelope._text_change``) that turns it into a key read that was not written, if
     one does; else ""."""
-    if first.kind != "missing" or expected is None or actual is None:
+    around = _around(first, expected, actual) if first.kind == "missing" else None
+    if around is None or around.key in around.read_keys:
         return ""
-    parent, _, token = first.pointer.rpartition("/")
-    written, read = _keys(_value_at(expected, parent)), _keys(_value_at(actual, parent))
-    lost = next((k for k in written if k not in read and pointer_token(k) == token), None)
-    if lost is None:
-        return ""
+    lost, written, read = around.key, around.written_keys, around.read_keys
     for new in (k for k in read if k not in written):
         nature = text_change(lost, new)
         if nature not in _NOT_RENAMED:
@@ -251,14 +269,12 @@ def _merged(
     upserted: MySQL's utf8mb4_bin is PAD SPACE): (the key that came back, the key whose
     value it holds, "" or the nature of the change of that value when the store changed
     it too: ``envelope._text_change``); else None."""
-    if first.kind not in ("missing", "changed", "type") or expected is None or actual is None:
+    around = _around(first, expected, actual) if first.kind in (
+        "missing", "changed", "type") else None
+    if around is None:
         return None
-    parent, _, token = first.pointer.rpartition("/")
-    written, read = _value_at(expected, parent), _value_at(actual, parent)
-    w_keys, r_keys = _keys(written), _keys(read)
-    key = next((k for k in w_keys if pointer_token(k) == token), None)
-    if key is None:
-        return None
+    written, read, key = around.written, around.read, around.key
+    w_keys, r_keys = around.written_keys, around.read_keys
 
     def fold(k: str) -> str:
         return k.casefold().rstrip(" ")
@@ -357,22 +373,10 @@ def symptom_of_violation(
     shown = lines[:_DIFF_LINES]
     if len(lines) > _DIFF_LINES:
         shown.append(f"  \u2026 and {len(lines) - _DIFF_LINES} more lines")
-    alike = (_alike(first.pointer, expected, actual)
-             if first.pointer and actual is not None else None)
+    alike = _alike(first.pointer, expected, actual) if first.pointer else None
     if alike is not None:  # 'ID': {} read into id: the unknown field's defect (C10)
         return _alike_symptom(*alike, shown)
     message = first.message if len(first.message) <= 160 else first.message[:159] + "\u2026"
-    beside = _alike(first.pointer, expected, None) if first.pointer and actual is None else None
-    if beside is not None:
-        # What was read is unknown (the plugin's own decoder refused it): the field that
-        # is invalid has an unknown field named like it beside it in what was written.
-        at, key = beside
-        return Symptom(
-            pointer=at, pattern=pointer_pattern(at), kind=f"invalid: {first.code}",
-            clause="C10", summary=_short(
-                f"returned invalid ({first.code}): {message}; the envelope written holds "
-                f"the unknown field {key!r} beside it, named like it but for case"),
-            diff="\n".join(shown), difference="alike-name", change=first.code)
     difference, change = "invalid", ""
     if expected is not None and actual is not None and first.pointer:
         difference = _what_differs(first.pointer, expected, actual)

@@ -366,27 +366,24 @@ def test_header_keys_merged_by_a_pad_space_collation_are_a_lost_key():
                          "equal but for case or trailing spaces)")
 
 
-def test_an_invalid_field_beside_an_alike_named_unknown_field_is_that_levels_defect():
-    """The plugin's own decoder refused what it read ('ID': {} read into id, a string
-    field): what was read is not known, the envelope written holds 'ID' beside id. And
-    a testee's wire JSON whose id holds what 'ID' held is the same defect."""
+def test_an_invalid_field_holding_an_alike_named_unknown_fields_value_is_that_levels_defect():
+    """A testee's wire JSON whose id holds what the unknown field 'ID' held (an object,
+    so the bridge finds it invalid): the unknown field's defect (C10), not the model's
+    (RDQ-RT-004); an id invalid otherwise stays RDQ-RT-004's."""
     from rdq_compliance.envelope._violations import Violation
     from rdq_compliance.testing import base_envelope
     from rdq_compliance.testing._symptoms import symptom_of_violation
 
     written = base_envelope(5, extra={"ID": {"a": 1}})
     v = Violation("FIELD_TYPE", "/id", "expected a string, got an object")
-    s = symptom_of_violation(v, "C6", [], expected=written, actual=None)
-    assert (s.pattern, s.difference) == ("/id", "alike-name"), s
-    assert find_rule(s.pattern, s.difference).requirement == "RDQ-UF-001"
-    assert "the envelope written holds the unknown field 'ID' beside it" in s.summary
     wire = {**to_json(written), "id": {"a": 1}}
     s = symptom_of_violation(v, "C6", [], expected=to_json(written), actual=wire)
     assert s.difference == "alike-name"
+    assert find_rule(s.pattern, s.difference).requirement == "RDQ-UF-001"
     assert s.summary == ("came back holding the value of the unknown field 'ID' beside it "
                          "(named like it but for case)")
-    plain = base_envelope(5)  # nothing named like id: the model's defect (RDQ-RT-004)
-    s = symptom_of_violation(v, "C6", [], expected=plain, actual=None)
+    other = {**to_json(written), "id": {"b": 2}}
+    s = symptom_of_violation(v, "C6", [], expected=to_json(written), actual=other)
     assert s.difference != "alike-name"
 
 
