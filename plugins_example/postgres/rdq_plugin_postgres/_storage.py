@@ -154,11 +154,22 @@ Conn = psycopg.Connection[tuple[object, ...]]
 
 def connection_lost(exc: psycopg.Error, conn: Conn | None) -> bool:
     """True when ``exc`` says the server went away or cannot be reached (C20), not that it
-    refused the statement: the connection is broken, or the SQLSTATE says so."""
+    refused the statement: the connection is broken, or the SQLSTATE says so. The SQLSTATE
+    may be on an error ``exc`` was raised while handling: leaving pipeline mode on a
+    connection the server is closing raises "cannot exit pipeline mode while busy", with
+    the server's AdminShutdown (57P01) as its context and the connection not yet closed."""
     if conn is not None and conn.closed:
         return True
-    state = exc.sqlstate or ""
-    return state.startswith("08") or state in _UNAVAILABLE_STATES
+    seen: BaseException | None = exc
+    for _ in range(8):  # a chain, not a cycle
+        if seen is None:
+            return False
+        if isinstance(seen, psycopg.Error):
+            state = seen.sqlstate or ""
+            if state.startswith("08") or state in _UNAVAILABLE_STATES:
+                return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 class PostgresStorage:
