@@ -46,7 +46,8 @@ DIFFERENCES: Mapping[str, str] = {
     "marker": "a string that ended with the truncation marker came back without it (and "
               "otherwise unchanged)",
     "cut": "a string came back cut short: a proper prefix of what was written, more than "
-           "white space or U+0000 cut off (a column limit)",
+           "white space or U+0000 cut off, or a shorter prefix with the truncation marker "
+           "(a column limit)",
     "bytes": "the payload came back with other bytes",
     "missing": "a field, key or item did not come back",
     "unexpected": "a field, key or item came back that was not written",
@@ -156,6 +157,9 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     _r("/**", "marker", "RDQ-TR-003", "C1"),
     _r("/**", "number", "RDQ-UF-005", "C5"),
     _r("/**", "cut", "RDQ-RT-011", "C4"),
+    # message and stack have C1's limits: a column shorter than those is C1's defect
+    _r("/attempts/*/error/message", "cut", "RDQ-TR-001", "C1 C4"),
+    _r("/attempts/*/error/stack", "cut", "RDQ-TR-001", "C1 C4"),
     _r("/attempts/*/error/message", "*", "RDQ-TR-001", "C1 C4"),
     _r("/attempts/*/error/stack", "*", "RDQ-TR-001", "C1 C4"),
     _r("/envelope_version", "number", "RDQ-VER-001", "C16"),
@@ -299,6 +303,17 @@ def difference_class(d: Difference) -> str:
 
 def _cut_short(expected: str, actual: str) -> bool:
     """``actual`` is ``expected`` cut to a length: a proper prefix, and what is gone is
-    more than white space and U+0000 (which trimming stores drop: RDQ-RT-006)."""
+    more than white space and U+0000 (which trimming stores drop: RDQ-RT-006); or cut
+    shorter by C1's own algorithm, a prefix and the truncation marker (a store that
+    re-truncates to its column's smaller limit)."""
+    if actual.endswith(TRUNCATION_MARKER):
+        kept = actual[:-len(TRUNCATION_MARKER)]
+        if (expected.startswith(kept) and expected[len(kept):] != TRUNCATION_MARKER
+                and _utf8_len(actual) < _utf8_len(expected)):
+            return True
     return (len(actual) < len(expected) and expected.startswith(actual)
             and bool(expected[len(actual):].strip().strip("\x00")))
+
+
+def _utf8_len(text: str) -> int:
+    return len(text.encode("utf-8", "surrogatepass"))

@@ -4,24 +4,26 @@ a difference read back, an invalid envelope, a refusal or exception of the plugi
 
 from __future__ import annotations
 
-import ast
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, fields, is_dataclass
+from collections.abc import Sequence
 from datetime import datetime
 
-from ..envelope._codec import to_json
 from ..envelope._diagnosis import difference_class, pointer_pattern
 from ..envelope._diff import diff
 from ..envelope._difference import Difference
-from ..envelope._json import json_equal
 from ..envelope._model import Envelope
 from ..envelope._text_change import text_change
-from ..envelope._triggers import alike_field, has_alike_name, triggers_of
 from ..envelope._validate import Violation
-from ..envelope._violations import pointer_token
-from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
-from ..reporting._causes import LOST_TO_NULL, Symptom, fallback_symptom, mask
+from ..reporting._causes import LOST_TO_NULL, Symptom
+from ._symptom_keys import (
+    MISSING,
+    alike_read,
+    alike_symptom,
+    merged_keys,
+    renamed_key,
+    value_at,
+)
+from ._symptom_messages import DIFF_LINES, short, symptom_of_exception, symptom_of_failure
 
 __all__ = [
     "pointer_pattern", "symptom_of", "symptom_of_exception", "symptom_of_failure",
@@ -32,7 +34,6 @@ __all__ = [
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 # The code points the diff shows after a non-ASCII key or value: (U+00C5), (U+0041 U+030A).
 _CODE_POINTS = re.compile(r"\((?:U\+[0-9A-F]{4,6}(?: at \d+)?,? ?)+(?:\u2026 \d+ more)?\)")
-_DIFF_LINES = 6
 
 
 def _kind(d: Difference) -> str:
@@ -73,9 +74,9 @@ def symptom_of(
     """The symptom of a failed round trip whose first difference is ``first``; with
     the envelopes written and read, attempts that merely moved are one ``reordered``
     symptom at ``/attempts``, whatever field differs first."""
-    lines = diff_lines[:_DIFF_LINES]
-    if len(diff_lines) > _DIFF_LINES:
-        lines.append(f"  \u2026 and {len(diff_lines) - _DIFF_LINES} more lines")
+    lines = diff_lines[:DIFF_LINES]
+    if len(diff_lines) > DIFF_LINES:
+        lines.append(f"  \u2026 and {len(diff_lines) - DIFF_LINES} more lines")
     # An earlier version read back: a rewrite ignored. Unless all it lacks is what the
     # rewrite added: a store that loses fields reads back the same (a missing difference).
     # And unless the rewrite changed one kind of thing only: a store that mangles it may
@@ -98,11 +99,11 @@ def symptom_of(
         return Symptom(pointer="/attempts", pattern="/attempts", kind="attempts reordered",
                        clause="C12", summary=f"attempts reordered: attempt_no {want} came "
                        f"back as {got}"[:200], diff="\n".join(lines), difference="reordered")
-    alike = _alike(first.pointer, expected, actual)
+    alike = alike_read(first.pointer, expected, actual)
     if alike is not None:
-        return _alike_symptom(*alike, lines)
+        return alike_symptom(*alike, lines)
     difference = difference_class(first)
-    renamed = _renamed(first, expected, actual) if difference == "missing" else ""
+    renamed = renamed_key(first, expected, actual) if difference == "missing" else ""
     if renamed:
         # A key that came back changed the way the store changes every string (U+0000
         # stripped, NFC): the one string defect (RDQ-RT-006), not a lost header.
@@ -110,9 +111,9 @@ def symptom_of(
         return Symptom(
             pointer=first.pointer or "/", pattern=pointer_pattern(first.pointer) or "/",
             kind=f"{head} renamed", clause="C4",
-            summary=_short(f"{first.note} (key {renamed})"), diff="\n".join(lines),
+            summary=short(f"{first.note} (key {renamed})"), diff="\n".join(lines),
             difference="text", change=renamed)
-    merged = _merged(first, expected, actual)
+    merged = merged_keys(first, expected, actual)
     if merged is not None and merged[2]:
         return Symptom(
             pointer=first.pointer or "/", pattern=pointer_pattern(first.pointer) or "/",
@@ -127,7 +128,7 @@ def symptom_of(
                    if first.kind == "missing" else f"{kept!r} {held}")
         return Symptom(
             pointer=first.pointer or "/", pattern=pointer_pattern(first.pointer) or "/",
-            kind="keys merged", clause=clause, summary=_short(summary),
+            kind="keys merged", clause=clause, summary=short(summary),
             diff="\n".join(lines), difference="missing")
     return Symptom(
         pointer=first.pointer or "/",
@@ -141,174 +142,19 @@ def symptom_of(
     )
 
 
-def _alike_symptom(at: str, key: str, lines: list[str]) -> Symptom:
-    return Symptom(
-        pointer=at, pattern=pointer_pattern(at),
-        kind="known field read from an unknown field named like it", clause="C10",
-        summary=_short(f"came back holding the value of the unknown field {key!r} beside it "
-                       "(named like it but for case)"),
-        diff="\n".join(lines), difference="alike-name")
-
-
-def _alike(pointer: str, expected: object, actual: object) -> tuple[str, str] | None:
-    """(pointer of a known field, name of an unknown field) when the known field that
-    ``pointer`` is at (or inside) came back holding the value written to an unknown field
-    of its object named like it but for case: a decoder or a collation that ignores case
-    took one for the other (``_triggers.alike_field``), not a change of that field.
-    ``expected`` and ``actual``: envelopes (models, valid or not) or their JSON."""
-    if not _has_alike_name(expected):
-        return None  # the common case: no name to take for another, nothing to encode
-    tokens = pointer.split("/")[1:]
-    levels: list[tuple[str, Collection[str]]] = [("", ENVELOPE_FIELDS)]
-    if len(tokens) >= 2 and tokens[0] == "attempts" and tokens[1].isdigit():
-        levels.append((f"/attempts/{tokens[1]}", ATTEMPT_FIELDS))
-        if len(tokens) >= 3 and tokens[2] == "error":
-            levels.append((f"/attempts/{tokens[1]}/error", ERROR_FIELDS))
-    written, read = _as_json(expected), _as_json(actual)
-    for prefix, known in reversed(levels):  # the innermost object first
-        depth = prefix.count("/")
-        obj = _value_at(written, prefix)
-        if len(tokens) <= depth or not isinstance(obj, Mapping):
-            continue
-        field = tokens[depth]
-        got = _value_at(read, f"{prefix}/{field}")
-        if got is _MISSING or json_equal(obj.get(field, _MISSING), got):
-            continue
-        for key, value in obj.items():
-            if alike_field(key, known) == field and json_equal(value, got):
-                return f"{prefix}/{field}", key
-    return None
-
-
-def _has_alike_name(envelope: object) -> bool:
-    """``_triggers.has_alike_name``, of a model too (without encoding it)."""
-    if isinstance(envelope, Envelope):
-        named = [(envelope.extra, ENVELOPE_FIELDS)]
-        for attempt in envelope.attempts:
-            named.append((attempt.extra, ATTEMPT_FIELDS))
-            if attempt.error is not None:
-                named.append((attempt.error.extra, ERROR_FIELDS))
-        return any(alike_field(k, known) for extra, known in named for k in extra)
-    return isinstance(envelope, Mapping) and has_alike_name(envelope)
-
-
-def _as_json(envelope: object) -> object:
-    """An envelope's JSON (a model the codec cannot encode, an invalid read: the model
-    itself, whose fields ``_value_at`` reads)."""
-    if isinstance(envelope, Envelope):
-        try:
-            return to_json(envelope)
-        except Exception:
-            return envelope
-    return envelope
-
-
 def _change(difference: str, expected: object, actual: object) -> str:
     """The nature of the change (``Symptom.change``) of a difference of that class."""
     if difference in ("text", "cut", "marker") and isinstance(expected, str) and isinstance(
             actual, str):
-        return text_change(expected, actual)
+        change = text_change(expected, actual)
+        # A cut that also reads as another change (the astral character right before
+        # the marker cut away) is a cut, as every other cut of that store.
+        return "cut short" if difference == "cut" and change != "cut at U+0000" else change
     if difference == "empty-null":
         return "empty read as null" if actual is None else "null read as empty"
     if difference in ("type", "changed") and actual is None and expected is not None:
         return LOST_TO_NULL  # a value lost (a field the store does not keep)
     return ""
-
-
-def _keys(container: object) -> list[str]:
-    """The keys of a mapping, or the unknown fields of a model object."""
-    if isinstance(container, Mapping):
-        return [str(k) for k in container]
-    extra = getattr(container, "extra", None)
-    return [str(k) for k in extra] if isinstance(extra, Mapping) else []
-
-
-@dataclass(frozen=True)
-class _Around:
-    """The objects (written, read) holding the key a difference is about, their keys,
-    and that key as written."""
-
-    written: object
-    read: object
-    written_keys: list[str]
-    read_keys: list[str]
-    key: str
-
-
-def _around(first: Difference, expected: object, actual: object) -> _Around | None:
-    if expected is None or actual is None:
-        return None
-    parent, _, token = first.pointer.rpartition("/")
-    written, read = _value_at(expected, parent), _value_at(actual, parent)
-    w_keys, r_keys = _keys(written), _keys(read)
-    key = next((k for k in w_keys if pointer_token(k) == token), None)
-    return None if key is None else _Around(written, read, w_keys, r_keys, key)
-
-
-def _renamed(first: Difference, expected: object, actual: object) -> str:
-    """For a key missing from what was read: the nature of the change
-    (``envelope._text_change``) that turns it into a key read that was not written, if
-    one does; else ""."""
-    around = _around(first, expected, actual) if first.kind == "missing" else None
-    if around is None or around.key in around.read_keys:
-        return ""
-    lost, written, read = around.key, around.written_keys, around.read_keys
-    for new in (k for k in read if k not in written):
-        nature = text_change(lost, new)
-        if nature not in _NOT_RENAMED:
-            return nature
-    return ""
-
-
-def _merged(
-    first: Difference, expected: object, actual: object
-) -> tuple[str, str, str] | None:
-    """When the key ``first`` is about (missing, or holding another value) and keys
-    written beside it equal to it but for case or trailing spaces came back as one: which
-    key holds whose value (one row of a side table keyed in a collation that ignores them,
-    upserted: MySQL's utf8mb4_bin is PAD SPACE): (the key that came back, the key whose
-    value it holds, "" or the nature of the change of that value when the store changed
-    it too: ``envelope._text_change``); else None."""
-    around = _around(first, expected, actual) if first.kind in (
-        "missing", "changed", "type") else None
-    if around is None:
-        return None
-    written, read, key = around.written, around.read, around.key
-    w_keys, r_keys = around.written_keys, around.read_keys
-
-    def fold(k: str) -> str:
-        return k.casefold().rstrip(" ")
-
-    def at(obj: object, k: str) -> object:
-        return _value_at(obj, f"/{pointer_token(k)}")
-
-    group = [k for k in w_keys if fold(k) == fold(key)]
-    if len(group) < 2 or all(k in r_keys for k in group):
-        return None
-    for kept in (k for k in group if k in r_keys):
-        got = at(read, kept)
-        source = next((k for k in group if k != kept and got is not _MISSING
-                       and json_equal(at(written, k), got)), None)
-        if source is not None:
-            return kept, source, ""
-    for kept in (k for k in group if k in r_keys):
-        # The keys became one because the store changes every string (trailing spaces
-        # trimmed, keys and values alike): the string defect (RDQ-RT-006), as elsewhere.
-        got = at(read, kept)
-        for source in group:
-            value = at(written, source)
-            if isinstance(value, str) and isinstance(got, str):
-                nature = text_change(value, got)
-                if nature not in ("", "changed"):
-                    return kept, source, nature
-    return None
-
-
-_NOT_RENAMED = frozenset({"", "changed", "lower-cased", "upper-cased", "case-folded",
-                          "cut short", "extended"})
-"""Changes of a key that are the map's defect, not the string's: a map that folds the
-case of its keys (HTTP-style headers, RDQ-RT-009) or cuts them to a length loses keys;
-a key merely unlike the one lost is another key."""
 
 
 def symptom_of_semantics(difference: str, kind: str, summary: str) -> Symptom:
@@ -317,29 +163,7 @@ def symptom_of_semantics(difference: str, kind: str, summary: str) -> Symptom:
     namespace's envelope, nothing after another id was written. ``difference`` is the
     class the diagnosis table maps to a storage requirement."""
     return Symptom(pointer="/", pattern="/", kind=f"{kind} ({difference})", clause="",
-                   summary=_short(summary), diff=summary, difference=difference)
-
-
-_MISSING = object()
-
-
-def _value_at(obj: object, pointer: str) -> object:
-    """The value at a JSON pointer of a model (fields, then unknown fields in
-    ``extra``), a mapping or a sequence; ``_MISSING`` where there is none."""
-    for token in pointer.split("/")[1:]:
-        if isinstance(obj, Mapping):
-            obj = obj.get(token, _MISSING)
-        elif isinstance(obj, list | tuple):
-            obj = obj[int(token)] if token.isdigit() and int(token) < len(obj) else _MISSING
-        elif is_dataclass(obj) and token in {f.name for f in fields(obj)}:
-            obj = getattr(obj, token)
-        elif isinstance(extra := getattr(obj, "extra", None), Mapping):
-            obj = extra.get(token, _MISSING)
-        else:
-            return _MISSING
-        if obj is _MISSING:
-            return obj
-    return obj
+                   summary=short(summary), diff=summary, difference=difference)
 
 
 def _what_differs(pointer: str, expected: object, actual: object) -> str:
@@ -348,8 +172,8 @@ def _what_differs(pointer: str, expected: object, actual: object) -> str:
     not the model's types), an integer pushed out of range (a number changed), an aware
     instant off by microseconds (an instant changed). A naive datetime or another type
     for an equal value (1.0 for 1) stays "invalid" (RDQ-RT-004)."""
-    e, a = _value_at(expected, pointer), _value_at(actual, pointer)
-    if e is _MISSING or a is _MISSING:
+    e, a = value_at(expected, pointer), value_at(actual, pointer)
+    if e is MISSING or a is MISSING:
         return "invalid"
     found = difference_class(Difference(pointer, "changed", e, a, ""))
     if found == "number" and e == a:  # 1.0 or Decimal(1) for 1: the type, not the value
@@ -358,7 +182,27 @@ def _what_differs(pointer: str, expected: object, actual: object) -> str:
         return found
     if found == "instant" and isinstance(a, datetime) and a.tzinfo is not None:
         return found
+    if found == "text" and _mangled(e, a):  # grown past C1's limit by a mangling store
+        return found
     return "invalid"
+
+
+def _mangled(expected: object, actual: object) -> bool:
+    """``actual`` is the string ``expected`` changed in a way a store changes every
+    string (re-read as Latin-1, say: a named nature of :func:`text_change`)."""
+    return (isinstance(expected, str) and isinstance(actual, str)
+            and text_change(expected, actual) not in ("", "changed"))
+
+
+def _first_mangled(expected: object, actual: object) -> str | None:
+    """For an envelope that came back too large: the pointer of the first string a
+    mangling store grew, else None."""
+    try:
+        found = diff(expected, actual)
+    except Exception:  # a read the diff cannot walk: say nothing more than "invalid"
+        return None
+    return next((d.pointer for d in found if difference_class(d) == "text"
+                 and _mangled(d.expected, d.actual)), None)
 
 
 def symptom_of_violation(
@@ -370,21 +214,24 @@ def symptom_of_violation(
     with the envelope written and the one read, classed by what differs where that
     tells more (:func:`_what_differs`): models, or the canonical JSON written and the
     wire JSON a testee returned."""
-    shown = lines[:_DIFF_LINES]
-    if len(lines) > _DIFF_LINES:
-        shown.append(f"  \u2026 and {len(lines) - _DIFF_LINES} more lines")
-    alike = _alike(first.pointer, expected, actual) if first.pointer else None
+    shown = lines[:DIFF_LINES]
+    if len(lines) > DIFF_LINES:
+        shown.append(f"  \u2026 and {len(lines) - DIFF_LINES} more lines")
+    alike = alike_read(first.pointer, expected, actual) if first.pointer else None
     if alike is not None:  # 'ID': {} read into id: the unknown field's defect (C10)
-        return _alike_symptom(*alike, shown)
+        return alike_symptom(*alike, shown)
     message = first.message if len(first.message) <= 160 else first.message[:159] + "\u2026"
     difference, change = "invalid", ""
-    if expected is not None and actual is not None and first.pointer:
-        difference = _what_differs(first.pointer, expected, actual)
-        change = _change(difference, _value_at(expected, first.pointer),
-                         _value_at(actual, first.pointer))
+    at = first.pointer
+    if expected is not None and actual is not None and not at:
+        at = _first_mangled(expected, actual) or ""
+    if expected is not None and actual is not None and at:
+        difference = _what_differs(at, expected, actual)
+        change = _change(difference, value_at(expected, at), value_at(actual, at))
+    shown_at = at if difference != "invalid" else first.pointer
     return Symptom(
-        pointer=first.pointer or "/",
-        pattern=pointer_pattern(first.pointer) or "/",
+        pointer=shown_at or "/",
+        pattern=pointer_pattern(shown_at) or "/",
         kind=f"invalid: {first.code}",
         clause=clause,
         summary=f"returned invalid ({first.code}): {message}",
@@ -396,88 +243,3 @@ def symptom_of_violation(
     )
 
 
-# The kit's own failure messages (testing/_handle.py, _namespace_handle.py): the second line is
-# "plugin 'label': <operation>(…) … refused … with StorageError(code='X', message='…')"
-# or "plugin 'label': <operation>(…) … raised Type: message".
-_PLUGIN_LINE = re.compile(r"^plugin '(?:[^'\\]|\\.)*': (?P<body>.*)$", re.M)
-_OPERATION = re.compile(r"^(?P<op>[\w.]+)[( ]")
-_STORAGE_ERROR = re.compile(r"StorageError\(code=(?:<[\w.]+: )?'(?P<code>[^']*)'>?, "
-                            r"message=(?P<msg>.*?)\)"
-                            r"(?: \(C17|;|, whose|$)")
-_REFUSED_CODE = re.compile(r"\brefused with code (?:<[\w.]+: )?'(?P<code>[^']*)'>?")
-_RAISED = re.compile(r"\braised (?P<type>[\w.]+): (?P<msg>.*)$")
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= 160 else text[:159] + "\u2026"
-
-
-def _unquote(text: str) -> str:
-    """The message of ``StorageError(..., message='…')`` without its repr quotes."""
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, SyntaxError):
-        return text
-    return value if isinstance(value, str) else text
-
-
-def _triggers(envelopes: Iterable[object]) -> str:
-    found: set[str] = set()
-    for doc in envelopes:
-        found |= triggers_of(doc)
-    return " ".join(sorted(found))
-
-
-def symptom_of_failure(message: str, envelopes: Iterable[object] = ()) -> Symptom:
-    """The symptom of a failed check that found no difference: a refusal of a valid
-    envelope (by operation, C17 code and masked message), an exception of the plugin
-    (by operation, type and masked message) with the value classes of ``envelopes``
-    (canonical JSON) that may trigger it, or any other failure by its masked line."""
-    m = _PLUGIN_LINE.search(message)
-    if m is None:
-        return fallback_symptom(message)
-    body = m.group("body")
-    op_match = _OPERATION.match(body)
-    op = op_match.group("op") if op_match else "call"
-    lines = [ln for ln in message.splitlines() if ln.strip()][1:_DIFF_LINES + 1]
-    err = _STORAGE_ERROR.search(body)
-    if err is not None and ("refused" in body or "raised" in body):
-        text = _unquote(err.group("msg"))
-        return Symptom(
-            pointer="/", pattern="/", clause="C17", diff="\n".join(lines),
-            summary=_short(f"{op} refused with {err.group('code')}: {text}"),
-            # Refusals group by operation and C17 code (issue 21 §1): one store refusing
-            # for one reason answers several checks with different words around it.
-            kind=f"{op} refused: StorageError {err.group('code')}",
-            difference="refused", triggers=_triggers(envelopes),
-        )
-    code = _REFUSED_CODE.search(body)
-    if code is not None:
-        return Symptom(
-            pointer="/", pattern="/", clause="C17", diff="\n".join(lines),
-            summary=_short(body), kind=f"{op} refused: StorageError {code.group('code')}",
-            difference="refused", triggers=_triggers(envelopes),
-        )
-    raised = _RAISED.search(body)
-    if raised is not None:
-        return Symptom(
-            pointer="/", pattern="/", clause="", diff="\n".join(lines),
-            summary=_short(f"{op} raised {raised.group('type')}: {raised.group('msg')}"),
-            kind=f"{op} raised {raised.group('type')}: {mask(raised.group('msg'))}"[:200],
-            difference="raised", triggers=_triggers(envelopes),
-        )
-    return Symptom(pointer="/", pattern="/", kind=mask(body)[:200], clause="",
-                   summary=_short(body), diff="\n".join(lines))
-
-
-def symptom_of_exception(exc: BaseException) -> Symptom:
-    """The symptom of any failure: a check's own (its difference), else one built from
-    its message (:func:`symptom_of_failure`)."""
-    symptom = getattr(exc, "symptom", None)
-    if isinstance(symptom, Symptom):
-        return symptom
-    envelopes = getattr(exc, "envelopes", ())
-    text = str(exc)
-    if _PLUGIN_LINE.search(text) is None:  # not the kit's message: the type tells apart
-        text = f"{type(exc).__name__}: {text}"
-    return symptom_of_failure(text, envelopes if isinstance(envelopes, tuple) else ())

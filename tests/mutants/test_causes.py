@@ -40,6 +40,9 @@ CASES = {
     "t_b64_url": "RDQ-RT-004",  # a testee's invalid wire JSON, in this process and a new one
     "char_pad_space": "RDQ-RT-006",  # trims every string, header keys too
     "header_key_pad_space": "RDQ-RT-009",  # merges header keys, their values intact
+    # a column shorter than C1's limit, re-truncated or cut plainly: C1's defect
+    "varchar_4095": "RDQ-TR-001",
+    "mysql_nonstrict_varchar_4000": "RDQ-TR-001",
 }
 _FULL: list[KitResult] = []
 _STOPPED: dict[str, KitResult] = {}

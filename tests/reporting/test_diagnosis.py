@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from rdq_compliance import TRUNCATION_MARKER as M
 from rdq_compliance import Difference, to_json
 from rdq_compliance.envelope._diagnosis import DEFECT_RULES, difference_class, find_rule
 from rdq_compliance.envelope._triggers import TRIGGERS, triggers_of
@@ -39,6 +40,17 @@ T = datetime(2026, 7, 20, 14, 3, 22, 117_000, tzinfo=UTC)
     ("/attempts/0/error/type", "E" * 300, "E" * 255, "changed", "RDQ-RT-011", ("C4",)),
     ("/headers/k", "v" * 300, "v" * 255, "changed", "RDQ-RT-011", ("C4",)),
     ("/x_top", "u" * 9000, "u" * 8191, "changed", "RDQ-RT-011", ("C4",)),
+    # ... but message and stack have C1's limits: a shorter column is RDQ-TR-001's, cut
+    # plainly or re-truncated by C1's algorithm (a prefix and the marker)
+    ("/attempts/0/error/message", "m" * 4096, "m" * 4000, "changed", "RDQ-TR-001",
+     ("C1", "C4")),
+    ("/attempts/0/error/stack", "s" * 65_536, "s" * 65_535, "changed", "RDQ-TR-001",
+     ("C1", "C4")),
+    ("/attempts/0/error/message", "m" * 4081 + M, "m" * 4080 + M, "changed", "RDQ-TR-001",
+     ("C1", "C4")),
+    ("/attempts/0/error/message", "\u00e9" * 2048, "\u00e9" * 2040 + M, "changed",
+     "RDQ-TR-001", ("C1", "C4")),
+    ("/x_top", "u" * 9000 + M, "u" * 8000 + M, "changed", "RDQ-RT-011", ("C4",)),
     # ... but trailing white space or U+0000 trimmed is text mangled (RDQ-RT-006)
     ("/handler_version", "v1  ", "v1", "changed", "RDQ-RT-006", ("C4",)),
     ("/attempts/0/error/type", "T\x00", "T", "changed", "RDQ-RT-006", ("C4",)),
@@ -401,3 +413,54 @@ def test_keys_made_one_by_a_store_that_trims_every_string_are_its_string_defect(
     s = symptom_of(diff(written, read)[0], "C8", [], expected=written, actual=read)
     assert (s.difference, s.change) == ("text", "trailing spaces trimmed"), s
     assert find_rule(s.pattern, s.difference).requirement == "RDQ-RT-006"
+
+
+def test_a_string_a_store_grew_past_a_limit_is_that_stores_string_defect():
+    """A store that re-reads UTF-8 as Latin-1 grows a 4,096-byte message past C1's limit
+    and the whole envelope past C2's: the invalid read is the mojibake (RDQ-RT-006, the
+    cause of every other mangled string), not a model defect of its own (RDQ-RT-004). A
+    message changed in no nameable way stays RDQ-RT-004's."""
+    from dataclasses import replace
+
+    from rdq_compliance.envelope._violations import Violation
+    from rdq_compliance.testing import base_envelope, with_error
+    from rdq_compliance.testing._symptoms import symptom_of_violation
+
+    def mojibake(s: str) -> str:
+        return s.encode("utf-8").decode("latin-1")
+
+    written = with_error(base_envelope(7), message="\u00e9" * 2048)
+    grown = written.attempts[0].error.message
+    read = replace(written, attempts=[replace(written.attempts[0], error=replace(
+        written.attempts[0].error, message=mojibake(grown)))])
+    too_long = Violation("MESSAGE_TOO_LONG", "/attempts/0/error/message", "8192 bytes")
+    s = symptom_of_violation(too_long, "C1", [], expected=written, actual=read)
+    assert (s.difference, s.change) == ("text", "UTF-8 read as Latin-1 (mojibake)"), s
+    assert find_rule(s.pattern, s.difference).requirement == "RDQ-RT-006"
+    too_large = Violation("PAYLOAD_TOO_LARGE", "", "2 MB")
+    s = symptom_of_violation(too_large, "C2", [], expected=written, actual=read)
+    assert (s.pattern, s.difference) == ("/attempts/*/error/message", "text"), s
+    garbled = replace(read, attempts=[replace(read.attempts[0], error=replace(
+        read.attempts[0].error, message="x" * 5000))])
+    s = symptom_of_violation(too_long, "C1", [], expected=written, actual=garbled)
+    assert (s.difference, s.change) == ("invalid", "MESSAGE_TOO_LONG"), s
+    s = symptom_of_violation(too_large, "C2", [], expected=written, actual=garbled)
+    assert (s.pattern, s.difference) == ("/", "invalid"), s
+
+
+def test_every_cut_of_a_short_column_is_one_cause():
+    """A message column one byte short re-truncates a message ending in an astral
+    character before the marker by cutting just that character: that reads as "astral
+    characters replaced" too, but it is a cut, the same cause as every other cut of that
+    column (RDQ-TR-001), cut at 4,095 bytes or plainly."""
+    from rdq_compliance.reporting._causes import cause_key
+
+    def key(written: str, read: str) -> object:
+        d = Difference("/attempts/0/error/message", "changed", written, read, "changed: x")
+        s = symptom_of(d, "C1", [])
+        assert find_rule(s.pattern, s.difference).requirement == "RDQ-TR-001", s
+        return cause_key(s)
+
+    plain = key("r" * 4082 + M, "r" * 4067 + M)
+    assert key("r" * 4078 + "\U0001f600" + M, "r" * 4078 + M) == plain
+    assert key("\u00e9" * 2048, "\u00e9" * 2040 + M) == plain
