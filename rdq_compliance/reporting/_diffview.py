@@ -13,20 +13,23 @@ from dataclasses import dataclass
 
 __all__ = ["DiffLine", "Segment", "diff_lines", "segments"]
 
+# A pointer runs to the first ": " (or " (", an annotation): its keys may hold spaces
+# ('/headers/k  ', keys a PAD SPACE collation merges), not ": ".
+_PTR = r"^(?P<ptr>/(?:(?!: | \()[^\n])*)"
 # "<pointer>: <note> (expected <written>, got <read>)", the note that names both sides
 # ("instant changed: expected <written>, got <read> (-117.000 ms)", also integers, types,
 # JSON values) and the one-sided forms (a note ending "missing", one starting "unexpected").
-_BOTH = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>.*?) "
+_BOTH = re.compile(_PTR + r"(?P<ann> \([^)]*\))?: (?P<note>.*?) "
                    r"\(expected (?P<exp>.*), got (?P<got>.*)\)$")
-_CHANGED = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>[^:]* changed): "
+_CHANGED = re.compile(_PTR + r"(?P<ann> \([^)]*\))?: (?P<note>[^:]* changed): "
                       r"expected (?P<exp>(?:(?!: expected).)*?), "
                       r"got (?P<got>(?:(?!: expected).)*?)"
                       r"(?: \((?P<delta>[-+][0-9.]+ ms)\))?$")
-_MISSING = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>.* missing): "
+_MISSING = re.compile(_PTR + r"(?P<ann> \([^)]*\))?: (?P<note>.* missing): "
                       r"expected (?P<exp>.*)$")
-_UNEXPECTED = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>unexpected .*): "
+_UNEXPECTED = re.compile(_PTR + r"(?P<ann> \([^)]*\))?: (?P<note>unexpected .*): "
                          r"got (?P<got>.*)$")
-_SIMPLE = re.compile(r"^(?P<ptr>/\S*|/)(?P<ann> \([^)]*\))?: (?P<note>.*)$")
+_SIMPLE = re.compile(_PTR + r"(?P<ann> \([^)]*\))?: (?P<note>.*)$")
 # The diff's own code point note after a quoted value ('é' (U+0065 U+0301)): the page
 # spells out the differing code points itself, in place.
 _CP_NOTE = re.compile(r"^(?P<value>'.*'|\".*\") \(U\+[0-9A-F]{4,6}(?: U\+[0-9A-F]{4,6})*\)$")

@@ -3,6 +3,7 @@ above the fold, filters, in-page links, no console error, no serious axe violati
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -94,3 +95,32 @@ def test_the_pages_pass_axe(page: Page, runs: Runs):
         page.screenshot(name, full_page=True)
         blocking = page.axe(name)
         assert blocking == [], [(v["id"], v["impact"], v["help"]) for v in blocking]
+
+
+def test_white_space_in_keys_and_values_shows_as_written(page: Page, tmp_path: Path):
+    """Keys a PAD SPACE collation merges ('k', 'k ', 'k  ') differ only in trailing
+    spaces: the page shows them as written, in the cause's title and in the diff (its
+    field column too), not collapsed to one space by HTML."""
+    from dataclasses import replace
+
+    from rdq_compliance.reporting import TestStatus, build_report, evaluate
+    from rdq_compliance.reporting._causes import Symptom
+    from rdq_compliance.reporting._html import render_html
+    from tests.reporting._synth import meta, passing, run_meta
+
+    diff = "  /headers/k  : header 'k  ' missing: expected 'two  '  [C8 C4]"
+    symptom = Symptom(pointer="/headers/k  ", pattern="/headers/*", kind="keys merged",
+                      clause="C8 C4", difference="missing", diff=diff,
+                      summary="'k' came back holding the value written to 'k  '")
+    tests = [replace(t, cause=symptom) if t.status is TestStatus.FAILED else t
+             for t in passing(override={"RDQ-RT-009": TestStatus.FAILED},
+                              message=f"E keys merged\n{diff}")]
+    report = build_report(run_meta([meta()]), evaluate([meta()], tests))
+    path = tmp_path / "report.html"
+    path.write_text(render_html(report), encoding="utf-8")
+    page.open(path)
+    cause = page.page.locator("article.cause").first
+    assert "written to 'k  '" in cause.locator("h3").inner_text()
+    row = cause.locator("table.diff tbody tr").first
+    assert row.locator("td").first.inner_text() == "/headers/k  "
+    assert "'two  '" in row.inner_text()

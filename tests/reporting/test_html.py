@@ -228,3 +228,11 @@ def test_the_wheel_ships_the_templates(tmp_path):
                    env={"PYTHONPATH": str(unpacked), "PATH": ""}, check=True, cwd=tmp_path)
     page = (tmp_path / "out.html").read_text(encoding="utf-8")
     assert "A string is a sequence of Unicode scalar values" in page
+
+
+def test_a_pointer_with_spaces_is_parsed_as_a_field():
+    """Keys equal but for trailing spaces ('/headers/k  '): the pointer runs to the first
+    ': ', so the line shows written and read back like any other missing key."""
+    (line,) = diff_lines("  /headers/k  : header 'k  ' missing: expected 'two '  [C8 C4]")
+    assert (line.pointer, line.note) == ("/headers/k  ", "header 'k  ' missing")
+    assert "".join(s.text for s in line.written or []) == "'two '" and line.read == []
