@@ -5,6 +5,7 @@ case or trailing spaces). Part of :mod:`._symptoms`."""
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, fields, is_dataclass
 
@@ -136,11 +137,12 @@ def merged_keys(
     first: Difference, expected: object, actual: object
 ) -> tuple[str, str, str] | None:
     """When the key ``first`` is about (missing, or holding another value) and keys
-    written beside it equal to it but for case or trailing spaces came back as one: which
-    key holds whose value (one row of a side table keyed in a collation that ignores them,
-    upserted: MySQL's utf8mb4_bin is PAD SPACE): (the key that came back, the key whose
-    value it holds, "" or the nature of the change of that value when the store changed
-    it too: ``envelope._text_change``); else None."""
+    written beside it equal to it but for case, trailing spaces or normalisation came
+    back as one: which key holds whose value (one row of a side table keyed in a
+    collation that ignores them, upserted: MySQL's utf8mb4_bin is PAD SPACE): (the key
+    that came back, the key whose value it holds, "" or the nature of the change when the
+    store changes every string: the keys normalised to NFC, or the value trimmed too:
+    ``envelope._text_change``); else None."""
     around = _around(first, expected, actual) if first.kind in (
         "missing", "changed", "type") else None
     if around is None:
@@ -149,7 +151,7 @@ def merged_keys(
     w_keys, r_keys = around.written_keys, around.read_keys
 
     def fold(k: str) -> str:
-        return k.casefold().rstrip(" ")
+        return unicodedata.normalize("NFC", k).casefold().rstrip(" ")
 
     def at(obj: object, k: str) -> object:
         return value_at(obj, f"/{pointer_token(k)}")
@@ -157,6 +159,13 @@ def merged_keys(
     group = [k for k in w_keys if fold(k) == fold(key)]
     if len(group) < 2 or all(k in r_keys for k in group):
         return None
+    for kept in (k for k in group if k in r_keys):
+        # Keys made one by the change the store makes to every string (NFC): that
+        # string defect (RDQ-RT-006), as a key renamed so, whichever value survived.
+        for lost in (k for k in group if k not in r_keys):
+            nature = text_change(lost, kept)
+            if nature not in _NOT_RENAMED and nature not in _PADDED:
+                return kept, lost, nature
     for kept in (k for k in group if k in r_keys):
         got = at(read, kept)
         source = next((k for k in group if k != kept and got is not MISSING
@@ -176,6 +185,9 @@ def merged_keys(
     return None
 
 
+_PADDED = frozenset({"trailing spaces trimmed", "trailing white space trimmed"})
+"""Keys equal but for trailing spaces: a PAD SPACE collation merges them (the map's
+defect) unless the values show the store trims every string."""
 _NOT_RENAMED = frozenset({"", "changed", "lower-cased", "upper-cased", "case-folded",
                           "cut short", "extended"})
 """Changes of a key that are the map's defect, not the string's: a map that folds the

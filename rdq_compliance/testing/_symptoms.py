@@ -62,6 +62,15 @@ def _reordered(expected: Envelope, actual: Envelope) -> bool:
     e, a = list(expected.attempts), list(actual.attempts)
     if e == a or len(e) < 2 or not a:
         return False
+    if len(a) == len(e):
+        # the same attempts in another order; not two read as one written (a store that
+        # drops unknown fields reads two attempts differing only in them as equal)
+        left = list(e)
+        for x in a:
+            if x not in left:
+                return False
+            left.remove(x)
+        return True
     moved = any(x != y for x, y in zip(e, a, strict=False))
     return all(x in e for x in a) and (len(a) < len(e) or moved)
 
@@ -166,12 +175,18 @@ def symptom_of_semantics(difference: str, kind: str, summary: str) -> Symptom:
                    summary=short(summary), diff=summary, difference=difference)
 
 
-def _what_differs(pointer: str, expected: object, actual: object) -> str:
+_SIZE_LIMITS = frozenset({"MESSAGE_TOO_LONG", "STACK_TOO_LONG", "PAYLOAD_TOO_LARGE"})
+"""Violations of a size limit (C1, C2): a store that grows what it reads breaks them."""
+
+
+def _what_differs(pointer: str, expected: object, actual: object, code: str = "") -> str:
     """The class of an invalid value read where ``expected`` was written, when it says
     more than "invalid": null for an empty map or payload (RDQ-RT-009's and RDQ-RT-008's,
     not the model's types), an integer pushed out of range (a number changed), an aware
-    instant off by microseconds (an instant changed). A naive datetime or another type
-    for an equal value (1.0 for 1) stays "invalid" (RDQ-RT-004)."""
+    instant off by microseconds (an instant changed), a string or payload a store grew
+    past a size limit (``code``; re-read as Latin-1, the payload as text: that store's
+    defect). A naive datetime, another type for an equal value (1.0 for 1) or an id
+    changed into one that is not canonical stays "invalid" (RDQ-RT-004)."""
     e, a = value_at(expected, pointer), value_at(actual, pointer)
     if e is MISSING or a is MISSING:
         return "invalid"
@@ -182,9 +197,18 @@ def _what_differs(pointer: str, expected: object, actual: object) -> str:
         return found
     if found == "instant" and isinstance(a, datetime) and a.tzinfo is not None:
         return found
-    if found == "text" and _mangled(e, a):  # grown past C1's limit by a mangling store
+    if code in _SIZE_LIMITS and _grown(found, e, a):
         return found
     return "invalid"
+
+
+def _grown(found: str, expected: object, actual: object) -> bool:
+    """A string changed in a way a store changes every string (a named nature of
+    :func:`text_change`), or a payload that came back longer."""
+    if found == "text":
+        return _mangled(expected, actual)
+    return (found == "bytes" and isinstance(expected, bytes | bytearray)
+            and isinstance(actual, bytes | bytearray) and len(actual) > len(expected))
 
 
 def _mangled(expected: object, actual: object) -> bool:
@@ -194,15 +218,15 @@ def _mangled(expected: object, actual: object) -> bool:
             and text_change(expected, actual) not in ("", "changed"))
 
 
-def _first_mangled(expected: object, actual: object) -> str | None:
-    """For an envelope that came back too large: the pointer of the first string a
-    mangling store grew, else None."""
+def _first_grown(expected: object, actual: object) -> str | None:
+    """For an envelope that came back too large: the pointer of the first string or
+    payload the store grew (:func:`_grown`), else None."""
     try:
         found = diff(expected, actual)
     except Exception:  # a read the diff cannot walk: say nothing more than "invalid"
         return None
-    return next((d.pointer for d in found if difference_class(d) == "text"
-                 and _mangled(d.expected, d.actual)), None)
+    return next((d.pointer for d in found
+                 if _grown(difference_class(d), d.expected, d.actual)), None)
 
 
 def symptom_of_violation(
@@ -223,10 +247,10 @@ def symptom_of_violation(
     message = first.message if len(first.message) <= 160 else first.message[:159] + "\u2026"
     difference, change = "invalid", ""
     at = first.pointer
-    if expected is not None and actual is not None and not at:
-        at = _first_mangled(expected, actual) or ""
+    if expected is not None and actual is not None and not at and first.code in _SIZE_LIMITS:
+        at = _first_grown(expected, actual) or ""
     if expected is not None and actual is not None and at:
-        difference = _what_differs(at, expected, actual)
+        difference = _what_differs(at, expected, actual, first.code)
         change = _change(difference, value_at(expected, at), value_at(actual, at))
     shown_at = at if difference != "invalid" else first.pointer
     return Symptom(

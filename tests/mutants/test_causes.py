@@ -43,6 +43,10 @@ CASES = {
     # a column shorter than C1's limit, re-truncated or cut plainly: C1's defect
     "varchar_4095": "RDQ-TR-001",
     "mysql_nonstrict_varchar_4000": "RDQ-TR-001",
+    # an id lower-cased: a model defect, though the change has a name (not RDQ-RT-006)
+    "id_lowercase": "RDQ-RT-004",
+    # the payload kept as text, so that a large one comes back past 1 MiB: RDQ-RT-008
+    "payload_as_text": "RDQ-RT-008",
 }
 _FULL: list[KitResult] = []
 _STOPPED: dict[str, KitResult] = {}

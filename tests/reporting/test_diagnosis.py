@@ -292,6 +292,23 @@ def test_reversed_attempts_are_one_reordered_symptom():
     assert find_rule(s.pattern, s.difference).requirement == "RDQ-RT-005"
 
 
+def test_attempts_that_lost_their_unknown_fields_are_not_reordered():
+    """Two attempts equal but for an unknown field, read back without it: the first now
+    equals the second, in place. Not a reorder (RDQ-RT-005): the unknown field lost."""
+    from dataclasses import replace
+
+    from rdq_compliance.envelope._diff import diff
+    from rdq_compliance.testing import base_envelope, with_attempt
+
+    env = with_attempt(base_envelope(3), attempt_no=0)
+    plain = env.attempts[0]
+    env = replace(env, attempts=(replace(plain, extra={"x_a": 1}), plain))
+    back = replace(env, attempts=(plain, plain))
+    s = symptom_of(diff(env, back)[0], "", [], expected=env, actual=back)
+    assert s.difference == "missing", s
+    assert find_rule(s.pattern, s.difference).requirement == "RDQ-UF-002"
+
+
 def test_an_unknown_field_named_like_a_known_one_is_a_trigger():
     """'ID' beside 'id' (a decoder that ignores case takes one for the other): at every
     level; a known name itself, or a name like no known field, is none."""
@@ -446,6 +463,16 @@ def test_a_string_a_store_grew_past_a_limit_is_that_stores_string_defect():
     assert (s.difference, s.change) == ("invalid", "MESSAGE_TOO_LONG"), s
     s = symptom_of_violation(too_large, "C2", [], expected=written, actual=garbled)
     assert (s.pattern, s.difference) == ("/", "invalid"), s
+    # a payload kept as text comes back longer: the payload's defect (RDQ-RT-008)
+    doubled = replace(written, payload=written.payload.hex().encode())
+    s = symptom_of_violation(too_large, "C2", [], expected=written, actual=doubled)
+    assert find_rule(s.pattern, s.difference).requirement == "RDQ-RT-008", s
+    # an id lower-cased is no longer canonical: a model defect (RDQ-RT-004), though the
+    # change has a name; only a size limit broken is read as the store's string defect
+    lowered = replace(written, id=written.id.lower())
+    bad_id = Violation("ID_FORMAT", "/id", "not canonical ULID text")
+    s = symptom_of_violation(bad_id, "C6", [], expected=written, actual=lowered)
+    assert (s.difference, s.change) == ("invalid", "ID_FORMAT"), s
 
 
 def test_every_cut_of_a_short_column_is_one_cause():
@@ -464,3 +491,20 @@ def test_every_cut_of_a_short_column_is_one_cause():
     plain = key("r" * 4082 + M, "r" * 4067 + M)
     assert key("r" * 4078 + "\U0001f600" + M, "r" * 4078 + M) == plain
     assert key("\u00e9" * 2048, "\u00e9" * 2040 + M) == plain
+
+
+def test_keys_made_one_by_a_store_that_normalises_every_string_are_its_string_defect():
+    """Header keys 'Å' written composed and decomposed, read back as one by a store that
+    normalises every string to NFC: that store's string defect (RDQ-RT-006, the cause of
+    every other normalised string), whichever value survived; not a lost header."""
+    from dataclasses import replace
+
+    from rdq_compliance.envelope._diff import diff
+    from rdq_compliance.testing import base_envelope
+
+    written = base_envelope(8, headers={"\u00c5": "composed", "A\u030a": "decomposed"})
+    for survivor in ("composed", "decomposed"):
+        read = replace(written, headers={"\u00c5": survivor})
+        s = symptom_of(diff(written, read)[0], "C8", [], expected=written, actual=read)
+        assert (s.difference, s.change) == ("text", "normalised to NFC"), s
+        assert find_rule(s.pattern, s.difference).requirement == "RDQ-RT-006"
