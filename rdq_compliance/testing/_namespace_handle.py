@@ -154,8 +154,10 @@ class Namespace:
         __tracebackhide__ = True
         summary = (f"{op} raised {error}; reading must not fail "
                    "(C13: read returns the last envelope written, or nothing)")
+        # Whatever made the id absent here (never written, dropped since, written only
+        # to another namespace): a read of an absent id must answer nothing (RDQ-ST-002).
         absent = self._owner.semantics(self.name, id, found=True)
-        self.rdq.fail(summary, envelopes=shown, symptom=None if absent != "absent" else
+        self.rdq.fail(summary, envelopes=shown, symptom=None if not absent else
                       symptom_of_semantics("absent", f"{op} raised {code}", summary))
 
     def expect(self, id: str, expected: Envelope | None, *, why: str = "") -> None:

@@ -47,6 +47,8 @@ CASES = {
     "id_lowercase": "RDQ-RT-004",
     # the payload kept as text, so that a large one comes back past 1 MiB: RDQ-RT-008
     "payload_as_text": "RDQ-RT-008",
+    # a read of an id absent from the namespace (never written, dropped, elsewhere) raises
+    "missing_id_raises": "RDQ-ST-002",
 }
 _FULL: list[KitResult] = []
 _STOPPED: dict[str, KitResult] = {}
