@@ -4,6 +4,7 @@ a difference read back, an invalid envelope, a refusal or exception of the plugi
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from datetime import datetime
@@ -11,6 +12,7 @@ from datetime import datetime
 from ..envelope._diagnosis import difference_class, pointer_pattern
 from ..envelope._diff import diff
 from ..envelope._difference import Difference
+from ..envelope._json import json_equal
 from ..envelope._model import Envelope
 from ..envelope._text_change import text_change
 from ..envelope._validate import Violation
@@ -139,6 +141,11 @@ def symptom_of(
             pointer=first.pointer or "/", pattern=pointer_pattern(first.pointer) or "/",
             kind="keys merged", clause=clause, summary=short(summary),
             diff="\n".join(lines), difference="missing")
+    if difference == "text" and _any_json(first.pointer) and _json_encoded(
+            first.expected, first.actual):
+        # A place that holds any JSON value kept as its JSON text (a TEXT column never
+        # parsed back): the place's defect, as for an object read back as a string.
+        difference = "type"
     return Symptom(
         pointer=first.pointer or "/",
         pattern=pointer_pattern(first.pointer) or "/",
@@ -149,6 +156,26 @@ def symptom_of(
         difference=difference,
         change=_change(difference, first.expected, first.actual),
     )
+
+
+def _any_json(pointer: str) -> bool:
+    """``pointer`` is at a place that holds any JSON value: error.detail or an unknown
+    field (its pattern has a generated key beyond the attempt's index), not a header."""
+    tokens = pointer_pattern(pointer).split("/")[1:]
+    if tokens[:2] == ["attempts", "*"]:
+        tokens = tokens[2:]
+    return bool(tokens) and tokens[0] != "headers" and (
+        "*" in tokens or tokens[:2] == ["error", "detail"])
+
+
+def _json_encoded(expected: object, actual: object) -> bool:
+    """``actual`` is the JSON text of ``expected`` (not itself a string equal to it)."""
+    if not isinstance(actual, str) or actual == expected:
+        return False
+    try:
+        return json_equal(json.loads(actual), expected)
+    except ValueError:
+        return False
 
 
 def _change(difference: str, expected: object, actual: object) -> str:
@@ -163,6 +190,8 @@ def _change(difference: str, expected: object, actual: object) -> str:
         return "empty read as null" if actual is None else "null read as empty"
     if difference in ("type", "changed") and actual is None and expected is not None:
         return LOST_TO_NULL  # a value lost (a field the store does not keep)
+    if difference == "type" and _json_encoded(expected, actual):
+        return "JSON-encoded"
     return ""
 
 

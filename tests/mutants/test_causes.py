@@ -49,6 +49,8 @@ CASES = {
     "payload_as_text": "RDQ-RT-008",
     # a read of an id absent from the namespace (never written, dropped, elsewhere) raises
     "missing_id_raises": "RDQ-ST-002",
+    # detail kept as its JSON text: objects read as strings, strings as '"…"'
+    "detail_stringified": "RDQ-UF-006",
 }
 _FULL: list[KitResult] = []
 _STOPPED: dict[str, KitResult] = {}

@@ -508,3 +508,23 @@ def test_keys_made_one_by_a_store_that_normalises_every_string_are_its_string_de
         s = symptom_of(diff(written, read)[0], "C8", [], expected=written, actual=read)
         assert (s.difference, s.change) == ("text", "normalised to NFC"), s
         assert find_rule(s.pattern, s.difference).requirement == "RDQ-RT-006"
+
+
+def test_a_value_kept_as_its_json_text_is_its_places_defect():
+    """error.detail in a TEXT column never parsed back: an object comes back as a string
+    and a string as its JSON text ('""' for ""): one cause, the detail's (RDQ-UF-006), as
+    for an unknown field; a known string field read back JSON-encoded stays text."""
+    from rdq_compliance.reporting._causes import cause_key
+
+    def symptom(pointer: str, written: object, read: object) -> Symptom:
+        kind = "type" if type(written) is not type(read) else "changed"
+        return symptom_of(Difference(pointer, kind, written, read, f"{kind}: x"), "C10", [])
+
+    whole = symptom("/attempts/0/error/detail", {"a": 1}, '{"a": 1}')
+    text = symptom("/attempts/0/error/detail", "", '""')
+    assert cause_key(whole) == cause_key(text), (whole, text)
+    assert find_rule(text.pattern, text.difference).requirement == "RDQ-UF-006"
+    unknown = symptom("/attempts/0/x_s", "v", '"v"')
+    assert find_rule(unknown.pattern, unknown.difference).requirement == "RDQ-UF-002"
+    known = symptom("/attempts/0/error/type", "E", '"E"')
+    assert (known.difference, known.change) == ("text", "JSON-encoded")
