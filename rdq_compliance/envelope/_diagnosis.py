@@ -53,6 +53,8 @@ DIFFERENCES: Mapping[str, str] = {
     "unexpected": "a field, key or item came back that was not written",
     "alike-name": "a known field came back holding the value of an unknown field of its "
                   "object named like it but for case ('ID' beside 'id')",
+    "boolean": "a boolean came back as another JSON type (a number, a string: a column "
+               "of another type)",
     "type": "a value came back as another JSON type",
     "changed": "a value came back changed",
     "stale": "an earlier version of the id came back after a rewrite",
@@ -140,6 +142,9 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     _r("/attempts/*/?", "alike-name", "RDQ-UF-002", "C10"),
     _r("/attempts/*/error/?", "alike-name", "RDQ-UF-003", "C10"),
     _r("/payload_ref/**", _KEPT, "RDQ-UF-004", "C10"),
+    # Booleans are only where any JSON value may be (no known field is one): a store
+    # that keeps them as 0/1 changes them at every level, one cause.
+    _r("/**", "boolean", "RDQ-UF-001", "C10"),
     _r("/attempts/**", "reordered", "RDQ-RT-005", "C12"),
     _r("/attempts", _KEPT, "RDQ-RT-005", "C12"),
     _r("/attempts/*", _KEPT, "RDQ-RT-005", "C12"),
@@ -298,6 +303,8 @@ def difference_class(d: Difference) -> str:
         return "cut" if _cut_short(e, a) else "text"
     if isinstance(e, bytes | bytearray) or isinstance(a, bytes | bytearray):
         return "bytes"
+    if isinstance(e, bool) and a is not None and not isinstance(a, bool):
+        return "boolean"
     return "type" if d.kind == "type" else "changed"
 
 

@@ -51,6 +51,8 @@ CASES = {
     "missing_id_raises": "RDQ-ST-002",
     # detail kept as its JSON text: objects read as strings, strings as '"…"'
     "detail_stringified": "RDQ-UF-006",
+    # booleans kept as 0/1 wherever they are (detail, unknown fields at every level)
+    "mysql_boolean_tinyint": "RDQ-UF-001",
 }
 _FULL: list[KitResult] = []
 _STOPPED: dict[str, KitResult] = {}
@@ -124,6 +126,9 @@ _NOT_STOPPED = {
     # One defect at every level of the envelope: -x stops at whichever level's test runs
     # first (UF-003's, before UF-001's); test_first_failure accepts any it declares.
     "go_case_insensitive_unmarshal": "stops on RDQ-UF-003, one of its declared three",
+    # Booleans at every level: -x stops at the detail's test (RDQ-UF-006's run first),
+    # whose failure the one cause holds; test_first_failure accepts either.
+    "mysql_boolean_tinyint": "stops on RDQ-UF-006, the other declared one",
 }
 
 

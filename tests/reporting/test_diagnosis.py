@@ -526,5 +526,21 @@ def test_a_value_kept_as_its_json_text_is_its_places_defect():
     assert find_rule(text.pattern, text.difference).requirement == "RDQ-UF-006"
     unknown = symptom("/attempts/0/x_s", "v", '"v"')
     assert find_rule(unknown.pattern, unknown.difference).requirement == "RDQ-UF-002"
+    boolean = symptom("/attempts/0/error/detail", True, "true")
+    assert cause_key(boolean) == cause_key(whole), (boolean, whole)
     known = symptom("/attempts/0/error/type", "E", '"E"')
     assert (known.difference, known.change) == ("text", "JSON-encoded")
+
+
+def test_booleans_read_back_as_numbers_are_one_cause_at_every_level():
+    """A store that keeps booleans as 0/1 (MySQL's BOOLEAN is TINYINT(1)) changes them in
+    detail and in unknown fields at every level alike: one cause, not one per level."""
+    from rdq_compliance.reporting._causes import cause_key
+
+    keys = set()
+    for pointer in ("/x_b", "/attempts/0/x_b", "/attempts/0/error/x_b",
+                    "/attempts/0/error/detail", "/x_o/deep/0"):
+        s = symptom_of(Difference(pointer, "type", True, 1, "type changed: x"), "C10", [])
+        assert find_rule(s.pattern, s.difference).requirement == "RDQ-UF-001", s
+        keys.add(cause_key(s))
+    assert len(keys) == 1, keys
