@@ -53,8 +53,7 @@ DIFFERENCES: Mapping[str, str] = {
     "unexpected": "a field, key or item came back that was not written",
     "alike-name": "a known field came back holding the value of an unknown field of its "
                   "object named like it but for case ('ID' beside 'id')",
-    "boolean": "a boolean came back as another JSON type (a number, a string: a column "
-               "of another type)",
+    "boolean": "a boolean came back as the number 1 or 0 (a TINYINT column)",
     "type": "a value came back as another JSON type",
     "changed": "a value came back changed",
     "stale": "an earlier version of the id came back after a rewrite",
@@ -143,7 +142,9 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     _r("/attempts/*/error/?", "alike-name", "RDQ-UF-003", "C10"),
     _r("/payload_ref/**", _KEPT, "RDQ-UF-004", "C10"),
     # Booleans are only where any JSON value may be (no known field is one): a store
-    # that keeps them as 0/1 changes them at every level, one cause.
+    # that keeps them as 0/1 changes them at every level, one cause. Only 0/1: a store
+    # that turns every value into another type keeps a cause per level, whichever value
+    # an example shrank to.
     _r("/**", "boolean", "RDQ-UF-001", "C10"),
     _r("/attempts/**", "reordered", "RDQ-RT-005", "C12"),
     _r("/attempts", _KEPT, "RDQ-RT-005", "C12"),
@@ -303,8 +304,8 @@ def difference_class(d: Difference) -> str:
         return "cut" if _cut_short(e, a) else "text"
     if isinstance(e, bytes | bytearray) or isinstance(a, bytes | bytearray):
         return "bytes"
-    if isinstance(e, bool) and a is not None and not isinstance(a, bool):
-        return "boolean"
+    if isinstance(e, bool) and type(a) is int and a == int(e):
+        return "boolean"  # 1 or 0: the value kept, its type lost (a TINYINT column)
     return "type" if d.kind == "type" else "changed"
 
 

@@ -141,7 +141,7 @@ def symptom_of(
             pointer=first.pointer or "/", pattern=pointer_pattern(first.pointer) or "/",
             kind="keys merged", clause=clause, summary=short(summary),
             diff="\n".join(lines), difference="missing")
-    if difference in ("text", "boolean") and _any_json(first.pointer) and _json_encoded(
+    if difference == "text" and _any_json(first.pointer) and _json_encoded(
             first.expected, first.actual):
         # A place that holds any JSON value kept as its JSON text (a TEXT column never
         # parsed back): the place's defect, as for an object read back as a string.
@@ -193,7 +193,7 @@ def _change(difference: str, expected: object, actual: object) -> str:
     if difference == "type" and _json_encoded(expected, actual):
         return "JSON-encoded"
     if difference == "boolean":
-        return f"boolean read as {type(actual).__name__}"
+        return "boolean read as 0/1"
     return ""
 
 

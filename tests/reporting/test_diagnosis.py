@@ -544,3 +544,7 @@ def test_booleans_read_back_as_numbers_are_one_cause_at_every_level():
         assert find_rule(s.pattern, s.difference).requirement == "RDQ-UF-001", s
         keys.add(cause_key(s))
     assert len(keys) == 1, keys
+    # another type for a boolean ("False", as str() writes it) is that level's type change
+    s = symptom_of(Difference("/attempts/0/x_b", "type", False, "False", "type: x"), "C10", [])
+    assert (s.difference, find_rule(s.pattern, s.difference).requirement) == (
+        "type", "RDQ-UF-002"), s
