@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
+from ..envelope._codes import ViolationCode
 from ..envelope._diagnosis import difference_class, pointer_pattern
 from ..envelope._diff import diff
 from ..envelope._difference import Difference
@@ -206,7 +207,8 @@ def symptom_of_semantics(difference: str, kind: str, summary: str) -> Symptom:
                    summary=short(summary), diff=summary, difference=difference)
 
 
-_SIZE_LIMITS = frozenset({"MESSAGE_TOO_LONG", "STACK_TOO_LONG", "PAYLOAD_TOO_LARGE"})
+_SIZE_LIMITS = frozenset({ViolationCode.MESSAGE_TOO_LONG, ViolationCode.STACK_TOO_LONG,
+                          ViolationCode.PAYLOAD_TOO_LARGE})
 """Violations of a size limit (C1, C2): a store that grows what it reads breaks them."""
 
 
