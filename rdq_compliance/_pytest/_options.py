@@ -66,6 +66,9 @@ _OPTIONS_AFTER_FORMATS: tuple[_Row, ...] = (
      "run only share K of N of the kit's tests (deterministic; the long ones spread over "
      "the shards); rdq-compliance merge combines the N reports into the run's verdict",
      {"metavar": "K/N"}),
+    ("--rdq-pin-workers", "rdq_pin_workers", "string", "auto",
+     "under xdist with at least as many workers as CPUs, keep each worker's threads on one "
+     "CPU (auto, the default) or leave them free to move (off)", {"metavar": "auto|off"}),
     ("--rdq-allow-incomplete", "rdq_allow_incomplete", "bool", False,
      "exit 0 when the verdict is incomplete (a partial local run: -k, a missing server); "
      "by default an incomplete run exits 1", {"action": "store_true"}),

@@ -29,6 +29,8 @@ from ..testing._handle import Rdq, params_of
 from ..testing._marker import MARKER
 from ..testing._runtime import PluginRuntime
 from . import _upgrade
+from ._affinity import pin_worker
+from ._hypothesis_summary import drop_empty_hypothesis_summary
 from ._ordering import (
     SUITE_MODULE_PREFIX,
     StopOnCause,
@@ -81,6 +83,7 @@ def configure(config: pytest.Config) -> None:
     """Validate the options, load the plugins, add the suites, register the kit plugin."""
     settings = parse_settings(config)
     check_selection(config)
+    pin_worker(config)  # before the guard's threads start: they inherit the CPU
     if settings.replay is not None:
         try:
             get_requirement(settings.replay.requirement)
@@ -192,6 +195,8 @@ class KitPlugin:
                 terminalreporter.write_line(line)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        # Before the terminal summary: the xdist controller need not import Hypothesis.
+        drop_empty_hypothesis_summary(self.config)
         run = self.config.stash[RUN_KEY]
         notes: list[str] = []
         for rt in self.runtimes.values():
@@ -214,10 +219,6 @@ class KitPlugin:
         """xdist controller: a worker finished; keep its notes for the report."""
         notes = getattr(node, "workeroutput", {}).get(_NOTES_KEY, [])
         self.config.stash[RUN_KEY].notes.extend(str(n) for n in notes)
-        # Hypothesis' pytest plugin imports Hypothesis in the controller's terminal summary,
-        # after the last worker ends (0.1 s on the run's tail); the first worker to end
-        # leaves a CPU free for it while the others finish.
-        import hypothesis  # noqa: F401
 
     # -- collection ----------------------------------------------------------
 

@@ -4,8 +4,11 @@ every namespace dropped, and the storage's declaration known to the controller."
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -75,3 +78,93 @@ def test_two_workers_use_disjoint_namespaces_and_drop_them(kit: pytest.Pytester)
     assert (kit.path / "controller-imports.txt").read_text() == ""
     # the report glue on the controller saw the plugin's declaration
     assert "plugin fake (standin 0.1" in result.stdout.str()
+
+
+# -- one CPU per worker (_pytest/_affinity.py) -------------------------------------------
+
+AFFINITY_PROBE = """
+import json
+import os
+
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    workerinput = getattr(session.config, "workerinput", None)
+    if workerinput is not None:  # every thread of the worker, after the kit's configure
+        cpus = [sorted(os.sched_getaffinity(int(t))) for t in os.listdir("/proc/self/task")]
+        with open(f"affinity-{workerinput['workerid']}.json", "w") as f:
+            json.dump(cpus, f)
+"""
+
+_CAN_PIN = hasattr(os, "sched_setaffinity") and len(os.sched_getaffinity(0)) >= 2
+
+
+@contextmanager
+def _two_cpus() -> Iterator[list[int]]:
+    """This thread (and so the pytest it starts) on two CPUs: two workers take them all."""
+    before = os.sched_getaffinity(0)
+    cpus = sorted(before)[:2]
+    os.sched_setaffinity(0, cpus)
+    try:
+        yield cpus
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def _threads_cpus(kit: pytest.Pytester, worker: str) -> set[tuple[int, ...]]:
+    found = json.loads((kit.path / f"affinity-{worker}.json").read_text())
+    return {tuple(c) for c in found}
+
+
+@pytest.mark.skipif(not _CAN_PIN, reason="needs os.sched_setaffinity and two CPUs")
+def test_each_worker_keeps_its_threads_on_one_cpu(kit: pytest.Pytester) -> None:
+    kit.makepyfile(affinity_probe=AFFINITY_PROBE)
+    args = ("-n", "2", "--rdq-plugin=fake", "-p", "affinity_probe", "-k", "test_payload_bytes",
+            "--rdq-allow-incomplete")
+    with _two_cpus() as (first, second):
+        result = run(kit, *args, subprocess=True)
+        assert result.ret == 0, result.stdout.str()[-3000:]
+        # every thread the worker had then (execnet's included) and those it starts later
+        assert _threads_cpus(kit, "gw0") == {(first,)}
+        assert _threads_cpus(kit, "gw1") == {(second,)}
+        result = run(kit, *args, "--rdq-pin-workers=off", subprocess=True)
+        assert result.ret == 0, result.stdout.str()[-3000:]
+        assert _threads_cpus(kit, "gw0") == _threads_cpus(kit, "gw1") == {(first, second)}
+
+
+def test_pin_workers_takes_auto_or_off(kit: pytest.Pytester) -> None:
+    result = run(kit, "--rdq-plugin=fake", "--rdq-pin-workers=sometimes")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: --rdq-pin-workers='sometimes' is not a choice; expected one of auto, off*"])
+
+
+# -- Hypothesis' terminal summary on the controller (_pytest/_hypothesis_summary.py) -----
+
+HYPOTHESIS_PROBE = """
+import sys
+
+
+def pytest_unconfigure(config):
+    if not hasattr(config, "workerinput"):
+        with open("controller-end.txt", "w") as f:
+            f.write("hypothesis" if "hypothesis" in sys.modules else "")
+"""
+
+
+def test_the_controller_never_imports_hypothesis(kit: pytest.Pytester) -> None:
+    kit.makepyfile(hypothesis_probe=HYPOTHESIS_PROBE)
+    args = ("-n", "2", "--rdq-plugin=fake", "-p", "hypothesis_probe", "-k",
+            "test_generated_envelopes_roundtrip or test_payload_bytes", "--rdq-allow-incomplete")
+    result = run(kit, *args, subprocess=True)
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    # Its summary had nothing to say: the run ended without the 0.1-0.2 s import.
+    assert (kit.path / "controller-end.txt").read_text() == ""
+    # Asked for statistics, Hypothesis' summary is kept (under xdist its section is all
+    # it prints: workers have no terminal reporter to hand the numbers to).
+    result = run(kit, *args, "--hypothesis-show-statistics", subprocess=True)
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    result.stdout.fnmatch_lines(["*= Hypothesis Statistics =*"])
+    assert (kit.path / "controller-end.txt").read_text() == "hypothesis"
