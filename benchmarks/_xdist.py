@@ -36,6 +36,15 @@ STORES = {SHARED: [], PER_WORKER: ["--rdq-option=path=.rdq/db-{worker}.db"]}
 ``-n 2`` share), and one file per process (``{worker}``, README "A store per worker")."""
 
 
+ALWAYS = "serial, `--rdq-pin-threads=always`"
+N2_OFF = "`-n 2`, `--rdq-pin-threads=off`"
+PINNING_MODES = [(ALWAYS, ["--rdq-pin-threads=always"]),
+                 (N2_OFF, ["-n", "2", "--rdq-pin-threads=off"])]
+"""By default (``auto``) the kit keeps each xdist worker's threads on one CPU when the
+workers take every CPU, and leaves a serial run free (README "One CPU per worker"); these
+two modes show what either choice is worth, so the ratio is read against both."""
+
+
 def bench_xdist(repeat: int, quick: bool) -> list[str]:
     args = ["--rdq-plugin=sqlite", "-q", "--rdq-profile=ci"]
     rows = ["### 6. `-n 2` against serial (sqlite, ci)", "",
@@ -58,6 +67,8 @@ def bench_xdist(repeat: int, quick: bool) -> list[str]:
         verdicts.append("- the wheel install failed: not measured")
     for installed, python, cold, label, store in setups:
         modes = [("serial", []), ("`-n 2`", ["-n", "2"])]
+        if python == PYTHON and not cold and store == PER_WORKER:
+            modes += PINNING_MODES  # the same runs with the kit's threads pinned otherwise
         runs: dict[str, list[Run]] = {mode: [] for mode, _ in modes}
         for i in range(repeat):
             for mode, extra in modes:
@@ -78,6 +89,13 @@ def bench_xdist(repeat: int, quick: bool) -> list[str]:
             f"- {installed}, bytecode {label}, {store}: "
             + verdict(speedup >= TARGET_SPEEDUP, f"{speedup:.2f}x, target ≥ {TARGET_SPEEDUP}x")
             + f" (paired {paired:.2f}x); `-n 2` spends {extra_cpu:+.2f} s CPU more than serial")
+        if ALWAYS in runs:
+            pinned = median([r.wall for r in runs[ALWAYS]])
+            unpinned = median([r.wall for r in runs[N2_OFF]])
+            verdicts.append(
+                f"  - against a serial run kept on one CPU ({ALWAYS}): "
+                f"{pinned / median([r.wall for r in para]):.2f}x; {N2_OFF} against serial: "
+                f"{median([r.wall for r in serial]) / unpinned:.2f}x")
     shutil.rmtree(venv, ignore_errors=True)
     return [*rows, "", *verdicts, "", *_timelines(args)]
 

@@ -66,9 +66,10 @@ _OPTIONS_AFTER_FORMATS: tuple[_Row, ...] = (
      "run only share K of N of the kit's tests (deterministic; the long ones spread over "
      "the shards); rdq-compliance merge combines the N reports into the run's verdict",
      {"metavar": "K/N"}),
-    ("--rdq-pin-workers", "rdq_pin_workers", "string", "auto",
-     "under xdist with at least as many workers as CPUs, keep each worker's threads on one "
-     "CPU (auto, the default) or leave them free to move (off)", {"metavar": "auto|off"}),
+    ("--rdq-pin-threads", "rdq_pin_threads", "string", "auto",
+     "keep the kit's threads on one CPU per process: xdist workers when they are at least "
+     "as many as the CPUs (auto, the default), also a run without xdist (always), or never "
+     "(off)", {"metavar": "auto|always|off"}),
     ("--rdq-allow-incomplete", "rdq_allow_incomplete", "bool", False,
      "exit 0 when the verdict is incomplete (a partial local run: -k, a missing server); "
      "by default an incomplete run exits 1", {"action": "store_true"}),

@@ -29,7 +29,7 @@ from ..testing._handle import Rdq, params_of
 from ..testing._marker import MARKER
 from ..testing._runtime import PluginRuntime
 from . import _upgrade
-from ._affinity import pin_worker
+from ._affinity import pin_threads
 from ._hypothesis_summary import drop_empty_hypothesis_summary
 from ._ordering import (
     SUITE_MODULE_PREFIX,
@@ -83,7 +83,7 @@ def configure(config: pytest.Config) -> None:
     """Validate the options, load the plugins, add the suites, register the kit plugin."""
     settings = parse_settings(config)
     check_selection(config)
-    pin_worker(config)  # before the guard's threads start: they inherit the CPU
+    config.add_cleanup(pin_threads(config))  # before the guard's threads: they inherit it
     if settings.replay is not None:
         try:
             get_requirement(settings.replay.requirement)

@@ -29,6 +29,14 @@ def test_worker_cpu(worker: str, count: int, allowed: set[int], cpu: int | None)
     assert worker_cpu(worker, count, allowed) == cpu
 
 
+@pytest.mark.parametrize(("worker", "count", "allowed", "cpu"), [
+    ("gw1", 2, {0, 1, 2, 3}, 1),  # always: fewer workers than CPUs too
+    ("gw0", 4, {7}, None),  # still nothing to choose on one CPU
+])
+def test_worker_cpu_always(worker: str, count: int, allowed: set[int], cpu: int | None) -> None:
+    assert worker_cpu(worker, count, allowed, always=True) == cpu
+
+
 class _Plugin:
     PRINT_STATISTICS_OPTION = "--hypothesis-show-statistics"
     FAILING_EXAMPLES_KEY = "_hypothesis_failing_examples"

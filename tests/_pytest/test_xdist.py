@@ -129,16 +129,33 @@ def test_each_worker_keeps_its_threads_on_one_cpu(kit: pytest.Pytester) -> None:
         # every thread the worker had then (execnet's included) and those it starts later
         assert _threads_cpus(kit, "gw0") == {(first,)}
         assert _threads_cpus(kit, "gw1") == {(second,)}
-        result = run(kit, *args, "--rdq-pin-workers=off", subprocess=True)
+        result = run(kit, *args, "--rdq-pin-threads=off", subprocess=True)
         assert result.ret == 0, result.stdout.str()[-3000:]
         assert _threads_cpus(kit, "gw0") == _threads_cpus(kit, "gw1") == {(first, second)}
 
 
-def test_pin_workers_takes_auto_or_off(kit: pytest.Pytester) -> None:
-    result = run(kit, "--rdq-plugin=fake", "--rdq-pin-workers=sometimes")
+@pytest.mark.skipif(not _CAN_PIN, reason="needs os.sched_setaffinity and two CPUs")
+def test_always_pins_a_run_without_xdist_too(kit: pytest.Pytester) -> None:
+    kit.makepyfile(affinity_probe=AFFINITY_PROBE.replace(
+        "workerinput = getattr(session.config, \"workerinput\", None)",
+        "workerinput = {\"workerid\": \"main\"}"))
+    args = ("--rdq-plugin=fake", "-p", "affinity_probe", "-k", "test_payload_bytes",
+            "--rdq-allow-incomplete")
+    with _two_cpus() as cpus:
+        result = run(kit, *args, "--rdq-pin-threads=always", subprocess=True)
+        assert result.ret == 0, result.stdout.str()[-3000:]
+        (pinned,) = _threads_cpus(kit, "main")  # one CPU, the same for every thread
+        assert len(pinned) == 1 and pinned[0] in cpus
+        result = run(kit, *args, subprocess=True)  # auto: a serial run is left free
+        assert result.ret == 0, result.stdout.str()[-3000:]
+        assert _threads_cpus(kit, "main") == {tuple(cpus)}
+
+
+def test_pin_threads_takes_auto_always_or_off(kit: pytest.Pytester) -> None:
+    result = run(kit, "--rdq-plugin=fake", "--rdq-pin-threads=sometimes")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(
-        ["ERROR: --rdq-pin-workers='sometimes' is not a choice; expected one of auto, off*"])
+    result.stderr.fnmatch_lines(["ERROR: --rdq-pin-threads='sometimes' is not a choice; "
+                                 "expected one of auto, always, off*"])
 
 
 # -- Hypothesis' terminal summary on the controller (_pytest/_hypothesis_summary.py) -----
