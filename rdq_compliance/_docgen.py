@@ -67,7 +67,10 @@ def _diagnosis_table(rules: Sequence[DefectRule]) -> list[str]:
         "root cause in the report and the terminal (when that requirement failed in the run; "
         "else the failing tests' own: a cache that hides a loss from the round-trip tests is "
         "a durability or eviction defect); the rows' order is the order the kit's tests run "
-        "in, so that `-x` stops on the requirement of the defect.",
+        "in, so that `-x` stops on the requirement of the defect. A row that is one case "
+        "of a wider row (\"within row N\") joins that row's cause where a run finds a "
+        "defect of both, of one kind: `payload_ref` lost with the other unknown top-level "
+        "fields is their cause, lost alone its own.",
         "",
         "| # | pointer | difference | trigger | requirement | clauses |",
         "| --- | --- | --- | --- | --- | --- |",
@@ -78,8 +81,10 @@ def _diagnosis_table(rules: Sequence[DefectRule]) -> list[str]:
         difference = rule.difference.replace("|", ", ")
         if difference.startswith("~"):
             difference = "any but " + difference[1:]
+        within = next((f" (within row {i})" for i, r in enumerate(rules, start=1)
+                       if rule.within and r.pointer == rule.within), "")
         lines.append(f"| {n} | `{rule.pointer}` | {_cell(difference)} | {_cell(trigger)} "
-                     f"| {rule.requirement} | {clauses} |")
+                     f"| {rule.requirement}{within} | {clauses} |")
     lines += ["", "Kinds of difference:", ""]
     lines += [f"- `{name}`: {_cell(text)}" for name, text in DIFFERENCES.items()]
     return lines

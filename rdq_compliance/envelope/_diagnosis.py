@@ -33,6 +33,7 @@ __all__ = [
     "find_rule",
     "pointer_pattern",
     "requirement_rank",
+    "wider_rule",
 ]
 
 DIFFERENCES: Mapping[str, str] = {
@@ -84,12 +85,20 @@ class DefectRule:
     clauses: tuple[str, ...]
     trigger: str = "*"
     """For ``refused``/``raised``: a class of ``_triggers.TRIGGERS`` the envelopes hold."""
+    within: str = ""
+    """The pointer of a wider row this row is one case of: where a run finds a defect of
+    both rows, of one class and change, this row's failures are the wider row's cause
+    (a store that loses every unknown top-level field loses ``payload_ref`` too). Alone,
+    this row's defect is a cause of its own."""
+
+    def takes(self, difference: str) -> bool:
+        """Whether the row's classes of difference include ``difference``."""
+        if self.difference.startswith("~"):
+            return difference not in self.difference[1:].split("|")
+        return self.difference == "*" or difference in self.difference.split("|")
 
     def matches(self, pattern: str, difference: str, triggers: Iterable[str] = ()) -> bool:
-        if self.difference.startswith("~"):
-            if difference in self.difference[1:].split("|"):
-                return False
-        elif self.difference != "*" and difference not in self.difference.split("|"):
+        if not self.takes(difference):
             return False
         if self.trigger != "*" and self.trigger not in set(triggers):
             return False
@@ -97,8 +106,9 @@ class DefectRule:
 
 
 def _r(pointer: str, difference: str, requirement: str, clauses: str,
-       trigger: str = "*") -> DefectRule:
-    return DefectRule(pointer, difference, requirement, tuple(clauses.split()), trigger)
+       trigger: str = "*", *, within: str = "") -> DefectRule:
+    return DefectRule(pointer, difference, requirement, tuple(clauses.split()), trigger,
+                      within)
 
 
 _KEPT = "~unexpected|stale"
@@ -140,7 +150,9 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     _r("/?", "alike-name", "RDQ-UF-001", "C10"),
     _r("/attempts/*/?", "alike-name", "RDQ-UF-002", "C10"),
     _r("/attempts/*/error/?", "alike-name", "RDQ-UF-003", "C10"),
-    _r("/payload_ref/**", _KEPT, "RDQ-UF-004", "C10"),
+    # payload_ref is an unknown field of v1 (C10): lost with the other unknown top-level
+    # fields, it is their cause; lost alone (a store that "knows" it is unused), its own.
+    _r("/payload_ref/**", _KEPT, "RDQ-UF-004", "C10", within="/*/**"),
     # Booleans are only where any JSON value may be (no known field is one): a store
     # that keeps them as 0/1 changes them at every level, one cause. Only 0/1: a store
     # that turns every value into another type keeps a cause per level, whichever value
@@ -222,6 +234,17 @@ def find_rule(pattern: str, difference: str, triggers: Iterable[str] = ()) -> De
         ):
             best = rule
     return best
+
+
+def wider_rule(rule: DefectRule, difference: str) -> DefectRule | None:
+    """The row ``rule`` is one case of (:attr:`DefectRule.within`) for a difference of
+    class ``difference``, or None."""
+    if not rule.within:
+        return None
+    for wider in DEFECT_RULES:
+        if wider.pointer == rule.within and wider.takes(difference):
+            return wider
+    return None
 
 
 def requirement_rank(requirement: str) -> int:

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from .._requirements import get_requirement
-from ..envelope._diagnosis import find_rule
+from ..envelope._diagnosis import find_rule, wider_rule
 from ..envelope._triggers import TRIGGERS
 
 __all__ = [
@@ -214,6 +214,23 @@ def _join_losses(groups: dict[CauseKey, list[tuple[str, str, Symptom]]]) -> None
             del groups[key]
 
 
+def _join_wider(groups: dict[CauseKey, list[tuple[str, str, Symptom]]]) -> None:
+    """A defect of a row that is one case of a wider row (``DefectRule.within``: a lost
+    ``payload_ref``, one of the unknown top-level fields) joins that row's cause of the
+    same class and change where the run found one; alone it stays a cause of its own."""
+    for key in list(groups):
+        difference = key[1]
+        first = groups[key][0][2]
+        rule = find_rule(first.pattern, difference) if key[0] else None
+        wider = wider_rule(rule, difference) if rule is not None else None
+        if wider is None:
+            continue
+        target = (f"{wider.pointer} {wider.difference} {wider.requirement}", difference, key[2])
+        if target in groups:
+            groups[target].extend(groups.pop(key))
+            groups[target].sort(key=lambda m: m[0])  # by node id, as grouped
+
+
 def _specificity(rid: str, clause: str) -> tuple[int, int]:
     """Requirements citing the cause's first clause, then another of its clauses, then
     the others; among them those citing fewer clauses first."""
@@ -301,6 +318,7 @@ def causes_of(
     for nodeid, rid, s in sorted(failures, key=lambda f: f[0]):
         groups.setdefault(cause_key(s), []).append((nodeid, rid, s))
     _join_losses(groups)
+    _join_wider(groups)
     everywhere = Counter(rid for members in groups.values() for _, rid, _ in members)
     out: list[dict[str, Any]] = []
     members_of: list[list[str]] = []

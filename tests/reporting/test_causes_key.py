@@ -316,3 +316,21 @@ def test_a_cause_of_many_pointers_shows_a_short_one() -> None:
 ])
 def test_the_nature_of_a_string_change(written: str, read: str, nature: str) -> None:
     assert text_change(written, read) == nature
+
+
+def test_payload_ref_lost_with_the_other_unknown_fields_is_their_cause() -> None:
+    """RDQ-UF-001 / RDQ-UF-004 (C10): ``payload_ref`` is an unknown top-level field of v1.
+    A store that drops those loses it too: one cause, RDQ-UF-001's (its row is the wider
+    one, ``DefectRule.within``). Lost alone, it is RDQ-UF-004's cause."""
+    unknown = _symptom(_env(extra={"x_top": "t"}), _env(extra={}))
+    ref = {"payload_ref": "s3://b/k"}
+    payload_ref = _symptom(_env(extra=ref), _env(extra={}))
+    assert (unknown.pattern, payload_ref.pattern) == ("/*", "/payload_ref")
+    both, _ = causes_of([("t::a", "RDQ-UF-001", unknown), ("t::b", "RDQ-UF-004", payload_ref)])
+    assert [(c["requirement"], c["failures"]) for c in both] == [("RDQ-UF-001", 2)]
+    alone, _ = causes_of([("t::b", "RDQ-UF-004", payload_ref)])
+    assert [(c["requirement"], c["failures"]) for c in alone] == [("RDQ-UF-004", 1)]
+    # A different loss at the wider row (a null read back) does not take it.
+    nulled = _symptom(_env(extra={"x_top": "t"}), _env(extra={"x_top": None}))
+    apart, _ = causes_of([("t::a", "RDQ-UF-001", nulled), ("t::b", "RDQ-UF-004", payload_ref)])
+    assert sorted(c["requirement"] for c in apart) == ["RDQ-UF-001", "RDQ-UF-004"]
