@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/concurrency.py                 # 20 runs, ci profile
     .venv/bin/python benchmarks/concurrency.py --runs 5 --profile quick
     .venv/bin/python benchmarks/concurrency.py --only memory --only redis
+    .venv/bin/python benchmarks/concurrency.py --no-servers --pytest-arg=--rdq-pin-threads=always
 
 Each run is one kit run (a pytest subprocess in an empty directory, like a plugin's CI
 job) of the concurrency suite against every plugin at once, with ``--rdq-seed`` = the
@@ -24,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,6 +37,7 @@ from tests.mutants.zoo import ENTRIES  # noqa: E402
 
 CC = [f"RDQ-CC-00{i}" for i in range(1, 5)]
 NODE = shutil.which("node")
+SERVERS = ("postgres", "mariadb", "redis")
 
 
 def _entries() -> list[tuple[str, str, tuple[str, ...], list[str]]]:
@@ -47,7 +50,7 @@ def _entries() -> list[tuple[str, str, tuple[str, ...], list[str]]]:
             out.append((e.label, e.kind.value, e.catches, []))
     out.append(("memory", "example", (), []))
     out.append(("sqlite", "example", (), ["--rdq-option", "sqlite.path=sqlite.db"]))
-    for server in ("postgres", "mariadb", "redis"):
+    for server in SERVERS:
         out.append((server, "example", (), []))
     if NODE is not None:
         out.append(("stdio", "example", (),
@@ -55,12 +58,12 @@ def _entries() -> list[tuple[str, str, tuple[str, ...], list[str]]]:
     return out
 
 
-def one_run(seed: int, profile: str, entries: list[tuple[str, str, tuple[str, ...], list[str]]]
-            ) -> tuple[float, dict[str, dict[str, str]], dict[str, str]]:
+def one_run(seed: int, profile: str, entries: list[tuple[str, str, tuple[str, ...], list[str]]],
+            extra: Sequence[str] = ()) -> tuple[float, dict[str, dict[str, str]], dict[str, str]]:
     """Wall seconds, label -> requirement -> status, label -> capabilities declared."""
     args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
             f"--rdq-profile={profile}", f"--rdq-seed={seed}", "--rdq-report", "report.json",
-            "-k", "concurrency"]
+            "-k", "concurrency", *extra]
     for label, _kind, _catches, extra in entries:
         args += [f"--rdq-plugin={label}", *extra]
     with tempfile.TemporaryDirectory(prefix="rdq-bench-cc-") as work:
@@ -89,15 +92,20 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--profile", default="ci", choices=("quick", "ci", "thorough"))
     ap.add_argument("--only", action="append", default=[], help="a plugin label")
+    ap.add_argument("--no-servers", action="store_true",
+                    help="leave out the PostgreSQL, MariaDB and Redis examples")
+    ap.add_argument("--pytest-arg", action="append", default=[], metavar="ARG",
+                    help="passed on to every kit run, e.g. --pytest-arg=--rdq-pin-threads=always")
     args = ap.parse_args()
-    entries = [e for e in _entries() if not args.only or e[0] in args.only]
+    entries = [e for e in _entries() if (not args.only or e[0] in args.only)
+               and not (args.no_servers and e[0] in SERVERS)]
     caught: dict[str, int] = {}
     clean: dict[str, int] = {}
     applicable: dict[str, int] = {}
     failures: dict[str, list[str]] = {}
     walls = []
     for seed in range(args.runs):
-        wall, statuses, _caps = one_run(seed, args.profile, entries)
+        wall, statuses, _caps = one_run(seed, args.profile, entries, args.pytest_arg)
         walls.append(wall)
         for label, kind, catches, _extra in entries:
             st = statuses.get(label, {})
@@ -117,6 +125,7 @@ def main() -> int:
         print(f"run {seed + 1}/{args.runs}: {wall:.1f} s", file=sys.stderr, flush=True)
     load = os.getloadavg()
     print(f"## Concurrency suite: {args.runs} runs, profile {args.profile}, "
+          f"{' '.join(args.pytest_arg) or 'no extra arguments'}, "
           f"load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}, "
           f"{os.cpu_count()} CPUs\n")
     print(f"Wall time of one run (all plugins below, concurrency suite only): median "

@@ -17,8 +17,11 @@ other CPU: a round trip took 40 µs on the 2-CPU virtual machine of
   started on (for a machine the run has to itself).
 - ``off``: nothing.
 
-The xdist controller is never pinned: its workers would inherit its CPU. Pinning changes
-no check, only where the threads run. Linux only (``os.sched_setaffinity``).
+The xdist controller is never pinned: its workers would inherit its CPU. What must run in
+parallel is never pinned either: the concurrency suite's lanes and a stdio testee start
+on every CPU the process had (``storage/_cpus.py``), so a race that needs two CPUs stays
+findable. Pinning changes no check, only where the kit's own threads run. Linux only
+(``os.sched_setaffinity``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from contextlib import suppress
 
 import pytest
 
+from ..storage._cpus import set_free
 from ._options import option
 from ._settings import usage
 
@@ -108,8 +112,10 @@ def pin_threads(config: pytest.Config) -> Callable[[], None]:
         return _nothing  # a run without xdist (auto), or the controller: its workers inherit
     if cpu is None or not _set_all_threads({cpu}):
         return _nothing
+    set_free(frozenset(allowed))  # lanes and stdio testees still start on every CPU
 
     def undo() -> None:
+        set_free(None)
         _set_all_threads(allowed)
 
     return undo

@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 
+from ..storage._cpus import free_this_thread
 from ._failures import CheckFailed, OperationHung
 from ._guard import CouldNotRun
 from ._runtime import PluginRuntime
@@ -63,6 +64,7 @@ def run_lanes(runtime: PluginRuntime, bodies: Sequence[Callable[[Lane], None]],
 
     def main(i: int) -> None:
         __tracebackhide__ = True  # a lane's failure shows the check's frames, not these
+        free_this_thread()  # truly parallel where the kit's own threads are pinned
         runner = runtime.lane_runner(i)
         runtime.lane.runner = runner
         try:

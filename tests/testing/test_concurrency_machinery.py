@@ -25,6 +25,7 @@ import pytest
 
 from rdq_compliance import StorageInfo, hookimpl, validate
 from rdq_compliance._requirements import get_requirement
+from rdq_compliance.storage._cpus import set_free
 from rdq_compliance.suites._history import History
 from rdq_compliance.suites._versions import Key, Op, version
 from rdq_compliance.testing import CheckFailed, OperationHung
@@ -286,3 +287,26 @@ def test_a_concurrency_failure_names_its_plan_and_replays(tmp_path: Path) -> Non
                            capture_output=True, text=True, timeout=300)
     assert again.returncode == 1, again.stdout[-3000:]
     assert f"of {REPLAY_ROUNDS}, seed {seed}" in again.stdout
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs os.sched_setaffinity and two CPUs")
+def test_lanes_run_on_every_cpu_while_the_test_thread_is_pinned(runtime: PluginRuntime) -> None:
+    """--rdq-pin-threads keeps the test's thread on one CPU; the lanes, and the plugin calls
+    they make, start on every CPU the process had (storage/_cpus.py): a race that needs two
+    CPUs at once stays findable."""
+    allowed = os.sched_getaffinity(0)
+    seen: list[set[int]] = []
+
+    def body(lane: Lane) -> None:
+        seen.append(os.sched_getaffinity(0))
+        seen.append(runtime.call("affinity", os.sched_getaffinity, 0))  # its worker's
+
+    os.sched_setaffinity(0, {min(allowed)})
+    set_free(frozenset(allowed))
+    try:
+        run_lanes(runtime, [body] * 2)
+    finally:
+        set_free(None)
+        os.sched_setaffinity(0, allowed)
+    assert seen == [allowed] * 4

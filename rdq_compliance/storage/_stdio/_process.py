@@ -19,6 +19,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import IO
 
+from .._cpus import unpinned
 from ._faults import lenient_seq
 
 __all__ = ["MAX_LINE_BYTES", "Process"]
@@ -34,15 +35,16 @@ class Process:
     """A running testee: its pipes, the stdout reader thread and the stderr drainer."""
 
     def __init__(self, argv: Sequence[str], env: Mapping[str, str]) -> None:
-        self.popen = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(env),
-            # Its own process group, so that a wrapper script's children die with it.
-            start_new_session=os.name == "posix",
-        )
+        with unpinned():  # its threads serve the lanes: every CPU (storage/_cpus.py)
+            self.popen = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=dict(env),
+                # Its own process group, so that a wrapper script's children die with it.
+                start_new_session=os.name == "posix",
+            )
         assert self.popen.stdin and self.popen.stdout and self.popen.stderr
         self.seq = 0
         self.lines: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
