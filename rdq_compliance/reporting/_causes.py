@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from .._requirements import get_requirement
-from ..envelope._diagnosis import find_rule, wider_rule
+from ..envelope._diagnosis import DEFECT_RULES, DefectRule, find_rule, wider_rule
 from ..envelope._triggers import TRIGGERS
 
 __all__ = [
@@ -173,7 +173,7 @@ def cause_key(symptom: Symptom) -> CauseKey:
     if difference and difference not in ("refused", "raised"):
         rule = find_rule(symptom.pattern, difference)
         if rule is not None:
-            row = f"{rule.pointer} {rule.difference} {rule.requirement}"
+            row = _row(rule)
             if rule.pointer == "/" and rule.difference[0] not in "*~":
                 return (row, "", "")
             return (row, difference, symptom.change)
@@ -214,21 +214,29 @@ def _join_losses(groups: dict[CauseKey, list[tuple[str, str, Symptom]]]) -> None
             del groups[key]
 
 
-def _join_wider(groups: dict[CauseKey, list[tuple[str, str, Symptom]]]) -> None:
+def _join_wider(groups: dict[CauseKey, list[tuple[str, str, Symptom]]]) -> set[str]:
     """A defect of a row that is one case of a wider row (``DefectRule.within``: a lost
     ``payload_ref``, one of the unknown top-level fields) joins that row's cause of the
-    same class and change where the run found one; alone it stays a cause of its own."""
+    same class and change where the run found one; alone it stays a cause of its own.
+    Returns the node ids of the failures that joined: the cause is named and shown by
+    the wider row's own failures, however many joined it."""
+    rows = {_row(rule): rule for rule in DEFECT_RULES}
+    joined: set[str] = set()
     for key in list(groups):
-        difference = key[1]
-        first = groups[key][0][2]
-        rule = find_rule(first.pattern, difference) if key[0] else None
-        wider = wider_rule(rule, difference) if rule is not None else None
-        if wider is None:
-            continue
-        target = (f"{wider.pointer} {wider.difference} {wider.requirement}", difference, key[2])
-        if target in groups:
-            groups[target].extend(groups.pop(key))
+        rule = rows.get(key[0])
+        wider = wider_rule(rule, key[1]) if rule is not None else None
+        target = None if wider is None else (_row(wider), key[1], key[2])
+        if target is not None and target in groups:
+            moved = groups.pop(key)
+            joined.update(n for n, _, _ in moved)
+            groups[target].extend(moved)
             groups[target].sort(key=lambda m: m[0])  # by node id, as grouped
+    return joined
+
+
+def _row(rule: DefectRule) -> str:
+    """A row of the table as :func:`cause_key` names it."""
+    return f"{rule.pointer} {rule.difference} {rule.requirement}"
 
 
 def _specificity(rid: str, clause: str) -> tuple[int, int]:
@@ -318,20 +326,21 @@ def causes_of(
     for nodeid, rid, s in sorted(failures, key=lambda f: f[0]):
         groups.setdefault(cause_key(s), []).append((nodeid, rid, s))
     _join_losses(groups)
-    _join_wider(groups)
+    joined = _join_wider(groups)
     everywhere = Counter(rid for members in groups.values() for _, rid, _ in members)
     out: list[dict[str, Any]] = []
     members_of: list[list[str]] = []
     for key, members in groups.items():
         symptoms = [s for _, _, s in members]
-        kind = Counter(s.kind for s in symptoms).most_common(1)[0][0]
+        own = [s for n, _, s in members if n not in joined] or symptoms
+        kind = Counter(s.kind for s in own).most_common(1)[0][0]
         patterns = Counter(s.pattern for s in symptoms)
-        pattern = patterns.most_common(1)[0][0]
-        difference = Counter(s.difference for s in symptoms).most_common(1)[0][0]
+        pattern = Counter(s.pattern for s in own).most_common(1)[0][0]
+        difference = Counter(s.difference for s in own).most_common(1)[0][0]
         shared = _shared_triggers(symptoms) if difference in ("refused", "raised") else []
         rule = find_rule(pattern, difference, shared) if difference else None
         reqs = Counter(rid for _, rid, _ in members)
-        found_clause = Counter(s.clause for s in symptoms).most_common(1)[0][0]
+        found_clause = Counter(s.clause for s in own).most_common(1)[0][0]
         clause = " ".join(rule.clauses) if rule is not None else found_clause
         ordered = sorted(reqs, key=lambda r: (*_specificity(r, clause), -reqs[r], r))
         if rule is not None and rule.requirement not in everywhere:
@@ -355,7 +364,7 @@ def causes_of(
                 clause = " ".join(get_requirement(best).clauses)
             except KeyError:
                 clause = ""
-        example = next((s for s in symptoms if s.clause == found_clause), symptoms[0])
+        example = next((s for s in own if s.clause == found_clause), own[0])
         summary = example.summary
         trigger = next((t for t in shared if rule is not None and t == rule.trigger), None)
         if trigger is None and shared:

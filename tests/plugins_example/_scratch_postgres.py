@@ -17,12 +17,12 @@ import socket
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from .conftest import unavailable
 
-__all__ = ["scratch_postgres"]
+__all__ = ["ScratchPostgres", "scratch_postgres"]
 
 
 def _bindir() -> Path | None:
@@ -47,30 +47,55 @@ def _run(cmd: list[str]) -> None:
                            f"{(proc.stdout + proc.stderr)[-2000:]}")
 
 
+class ScratchPostgres:
+    """A throw-away cluster with ``settings`` (``"max_connections=20"``) on a free port:
+    :meth:`init` and :meth:`start` it, :meth:`stop` and :meth:`start` it again (an outage
+    mid-run), :meth:`remove` it."""
+
+    def __init__(self, *settings: str) -> None:
+        bindir = _bindir()
+        if bindir is None:
+            unavailable("the PostgreSQL server binaries (initdb, pg_ctl) are not installed")
+        self.bindir = bindir
+        self.root = Path(tempfile.mkdtemp(prefix="rdq-scratch-pg-"))
+        self.data = self.root / "data"
+        self.port = _free_port()
+        self.dsn = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        self.as_user: list[str] = []
+        if os.geteuid() == 0:
+            self.as_user = ["runuser", "-u", "postgres", "--"]
+            shutil.chown(self.root, "postgres", "postgres")
+        self.options = " ".join(f"-c {s}" for s in (
+            *settings, f"port={self.port}", "listen_addresses=127.0.0.1",
+            f"unix_socket_directories={self.root}", "fsync=off"))
+
+    def _pg(self, program: str, *args: str) -> None:
+        _run([*self.as_user, str(self.bindir / program), *args])
+
+    def init(self) -> None:
+        self._pg("initdb", "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
+                 "--no-sync")
+
+    def start(self) -> None:
+        self._pg("pg_ctl", "-D", str(self.data), "-l", str(self.root / "log"), "-w", "-t", "60",
+                 "-o", self.options, "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        self._pg("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
+
+    def remove(self) -> None:
+        with suppress(RuntimeError, subprocess.SubprocessError, OSError):
+            self.stop("immediate")  # already stopped: pg_ctl says so, nothing to do
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
 @contextmanager
 def scratch_postgres(*settings: str) -> Iterator[str]:
     """A fresh server with ``settings`` (``"max_connections=20"``); yields its DSN."""
-    bindir = _bindir()
-    if bindir is None:
-        unavailable("the PostgreSQL server binaries (initdb, pg_ctl) are not installed")
-    as_user: list[str] = []
-    root = Path(tempfile.mkdtemp(prefix="rdq-scratch-pg-"))
-    if os.geteuid() == 0:
-        as_user = ["runuser", "-u", "postgres", "--"]
-        shutil.chown(root, "postgres", "postgres")
-    data, port = root / "data", _free_port()
-    options = " ".join(f"-c {s}" for s in (
-        *settings, f"port={port}", "listen_addresses=127.0.0.1",
-        f"unix_socket_directories={root}", "fsync=off"))
+    pg = ScratchPostgres(*settings)
     try:
-        _run([*as_user, str(bindir / "initdb"), "-D", str(data), "-U", "postgres",
-              "--auth=trust", "-E", "UTF8", "--no-sync"])
-        _run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-l", str(root / "log"),
-              "-w", "-t", "60", "-o", options, "start"])
-        try:
-            yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
-        finally:
-            _run([*as_user, str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate",
-                  "-w", "stop"])
+        pg.init()
+        pg.start()
+        yield pg.dsn
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        pg.remove()

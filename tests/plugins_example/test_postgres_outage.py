@@ -3,23 +3,17 @@
 Done when: the server stopped for 15 s in the middle of a kit run against the example
 postgres plugin gives the verdict ``incomplete``, exit status 1 and one line saying when
 the service went away and how many tests it cost. The server is a scratch cluster of
-this test's own (initdb + pg_ctl, as user ``postgres``, on a free port 5500-5599): the
+this test's own (``_scratch_postgres.ScratchPostgres``: initdb + pg_ctl on a free port): the
 shared server on 5432 is never stopped. Without initdb the test skips, unless
 ``RDQ_REQUIRE_SERVICES=1`` (CI) makes that a failure.
 """
 
 from __future__ import annotations
 
-import contextlib
-import glob
 import json
-import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -29,7 +23,7 @@ import pytest
 
 from rdq_compliance import ErrorCode, StorageError, new_id
 
-from .conftest import unavailable
+from ._scratch_postgres import ScratchPostgres
 
 pytestmark = pytest.mark.xdist_group("scratch-postgres")
 
@@ -38,65 +32,9 @@ STOP_AFTER_TESTS = 60
 """The server is stopped once this many tests of the kit run have reported."""
 
 
-def _bin(name: str) -> str | None:
-    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
-    return found[-1] if found else shutil.which(name)
-
-
-def _free_port() -> int:
-    for port in range(5500, 5600):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port in 5500-5599")
-
-
-class ScratchPostgres:
-    """A throw-away PostgreSQL cluster run as user postgres."""
-
-    def __init__(self, bindir: str) -> None:
-        self.bindir = bindir
-        self.root = tempfile.mkdtemp(prefix="rdq-scratch-pg-")
-        self.data = os.path.join(self.root, "data")
-        self.port = _free_port()
-        self.dsn = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
-        self.as_postgres: list[str] = []
-        if os.geteuid() == 0:  # initdb refuses root
-            shutil.chown(self.root, "postgres")
-            self.as_postgres = ["runuser", "-u", "postgres", "--"]
-
-    def _run(self, *argv: str) -> None:
-        subprocess.run([*self.as_postgres, *argv], check=True, capture_output=True,
-                       timeout=120, cwd=self.root)
-
-    def init(self) -> None:
-        self._run(f"{self.bindir}/initdb", "-D", self.data, "-A", "trust", "-U", "postgres",
-                  "--no-sync", "-E", "UTF8")
-
-    def start(self) -> None:
-        opts = (f"-p {self.port} -k {self.root} -c listen_addresses=127.0.0.1 "
-                "-c fsync=off -c max_connections=40")
-        self._run(f"{self.bindir}/pg_ctl", "-D", self.data, "-o", opts,
-                  "-l", os.path.join(self.root, "log"), "-w", "start")
-
-    def stop(self) -> None:
-        self._run(f"{self.bindir}/pg_ctl", "-D", self.data, "-m", "fast", "-w", "stop")
-
-    def remove(self) -> None:
-        with contextlib.suppress(subprocess.SubprocessError, OSError):
-            self.stop()
-        shutil.rmtree(self.root, ignore_errors=True)
-
-
 @pytest.fixture(scope="module")
 def scratch() -> Iterator[ScratchPostgres]:
-    bindir = os.path.dirname(_bin("initdb") or "")
-    if not bindir or not os.path.exists(f"{bindir}/pg_ctl"):
-        unavailable("initdb/pg_ctl not found (apt-get install postgresql)")
-    pg = ScratchPostgres(bindir)
+    pg = ScratchPostgres("max_connections=40")
     try:
         pg.init()
         pg.start()

@@ -326,8 +326,15 @@ def test_payload_ref_lost_with_the_other_unknown_fields_is_their_cause() -> None
     ref = {"payload_ref": "s3://b/k"}
     payload_ref = _symptom(_env(extra=ref), _env(extra={}))
     assert (unknown.pattern, payload_ref.pattern) == ("/*", "/payload_ref")
-    both, _ = causes_of([("t::a", "RDQ-UF-001", unknown), ("t::b", "RDQ-UF-004", payload_ref)])
-    assert [(c["requirement"], c["failures"]) for c in both] == [("RDQ-UF-001", 2)]
+    for first, second in (("t::a", "t::b"), ("t::b", "t::a")):  # either grouped first
+        both, _ = causes_of([(first, "RDQ-UF-001", unknown),
+                             (second, "RDQ-UF-004", payload_ref)])
+        assert [(c["requirement"], c["failures"]) for c in both] == [("RDQ-UF-001", 2)]
+    # More payload_ref failures than the others: still named and shown by the wider row.
+    many, _ = causes_of([("t::z", "RDQ-UF-001", unknown),
+                         *((f"t::{n}", "RDQ-UF-004", payload_ref) for n in "abc")])
+    assert [(c["requirement"], c["pointer"], c["failures"]) for c in many] == [
+        ("RDQ-UF-001", "/*", 4)]
     alone, _ = causes_of([("t::b", "RDQ-UF-004", payload_ref)])
     assert [(c["requirement"], c["failures"]) for c in alone] == [("RDQ-UF-004", 1)]
     # A different loss at the wider row (a null read back) does not take it.
