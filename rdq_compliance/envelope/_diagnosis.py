@@ -63,7 +63,8 @@ DIFFERENCES: Mapping[str, str] = {
     "overwritten": "an envelope was gone after other ids were written to its namespace",
     "other-id": "a read returned the envelope written under another id",
     "absent": "reading an id never written to the namespace returned an envelope or an error",
-    "leaked": "an envelope written only to another namespace was read back",
+    "leaked": "an envelope written to another namespace was read back (where nothing, or "
+              "another envelope, was written under its id)",
     "survived-drop": "an envelope came back after its namespace was dropped",
     "taken-by-drop": "an envelope was gone after another namespace was dropped",
     "lost-after-drop": "an envelope written after its namespace had been dropped was gone",

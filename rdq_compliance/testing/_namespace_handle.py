@@ -55,6 +55,8 @@ class Owner(Protocol):
 
     def semantics(self, name: str, id: str, *, found: bool) -> str: ...
 
+    def written_elsewhere(self, name: str, id: str, got: Envelope) -> str | None: ...
+
     def reopen(self, ns: Namespace) -> None: ...
 
     def touch(self, ns: Namespace) -> None: ...
@@ -194,6 +196,15 @@ class Namespace:
             rdq.fail(summary, envelopes=(expected,), detail="returned:\n" + pretty(got),
                      symptom=symptom_of_semantics("other-id", "read returned another id's "
                                                   "envelope", summary))
+        other = self._owner.written_elsewhere(self.name, id, got)
+        if other is not None and got != expected:
+            # Not a changed value: names the store took for one another (a key prefix cut
+            # short, the namespace left out of the key).
+            summary = (f"{op} returned the envelope written under this id in namespace "
+                       f"{other!r}{because}")
+            rdq.fail(summary, envelopes=(expected,), detail="returned:\n" + pretty(got),
+                     symptom=symptom_of_semantics("leaked", "read returned another "
+                                                  "namespace's envelope", summary))
         try:
             # A model the stdio bridge built from wire JSON it validated is not
             # validated twice (same versions=None and size limit there).

@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..envelope._model import Envelope
 from ..storage._protocol import NAMESPACE_PATTERN, StorageError
 from ._failures import (
     CheckFailed,
@@ -85,6 +86,16 @@ class Namespaces:
         if any(k == "write" and n == name and i != id for k, n, i in after):
             return "overwritten"
         return ""
+
+    def written_elsewhere(self, name: str, id: str, got: Envelope) -> str | None:
+        """The namespace of this test, other than ``name``, that was written ``got``
+        under ``id``, else None."""
+        with self._lock:
+            opened = list(self.opened)
+        for ns in opened:
+            if ns.name != name and any(e == got for e in ns.written.get(id, ())):
+                return ns.name
+        return None
 
     def new_name(self) -> str:
         settings = self.rdq.settings

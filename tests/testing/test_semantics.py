@@ -6,13 +6,21 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import UTC, datetime
+from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
-from rdq_compliance.testing import base_envelope
+from rdq_compliance._requirements import get_requirement
+from rdq_compliance.testing import CheckFailed, base_envelope
+from rdq_compliance.testing._context import KitSettings
+from rdq_compliance.testing._handle import Rdq
 from rdq_compliance.testing._owned_namespaces import Namespaces
 from rdq_compliance.testing._symptoms import _what_differs
+
+from ._fake_plugin import Plugin
+from ._fake_runtime import started_runtime
 
 
 def semantics(history: list[tuple[str, str, str]], name: str, id: str, *, found: bool) -> str:
@@ -70,3 +78,30 @@ def test_an_invalid_read_is_classed_by_what_differs() -> None:
     for pointer, changes, expected in cases:
         got = dataclasses.replace(env, **changes)  # the model does not check types: reads may
         assert _what_differs(pointer, env, got) == expected, (pointer, changes)
+
+
+def test_a_read_of_another_namespaces_envelope_is_a_leak_not_a_changed_value() -> None:
+    """RDQ-ST-003 / RDQ-ST-008 (C14): two namespaces of one test wrote different envelopes
+    under one id, and a read in the first returned the second's (a key prefix cut short,
+    the namespace left out of the key). That is the names taken for one another, "leaked",
+    not whatever field the two envelopes differ in; a value changed otherwise stays a
+    difference of that value."""
+    runtime = started_runtime(Plugin(), 5.0)
+    item: Any = SimpleNamespace(name="test_x", originalname="test_x")
+    settings = KitSettings(("fake",), "quick", 0, 5.0, Path("unused"), None)
+    rdq = Rdq(item, get_requirement("RDQ-ST-008"), runtime, settings)
+    storage = runtime.storage
+    first, second = rdq.namespace(), rdq.namespace()
+    mine = base_envelope(1, queue="queue-of-the-first")
+    theirs = dataclasses.replace(mine, queue="queue-of-the-second")
+    first.write(mine)
+    second.write(theirs)
+    storage.data[first.name][mine.id] = storage.data[second.name][mine.id]  # a collision
+    with pytest.raises(CheckFailed, match=f"in namespace {second.name!r}") as leaked:
+        first.expect(mine.id, mine)
+    assert leaked.value.symptom is not None and leaked.value.symptom.difference == "leaked"
+    storage.data[first.name][mine.id] = dataclasses.replace(mine, queue="queue-of-the-firs")
+    with pytest.raises(CheckFailed) as changed:
+        first.expect(mine.id, mine)
+    assert changed.value.symptom is not None and changed.value.symptom.pattern == "/queue"
+    rdq.teardown()
