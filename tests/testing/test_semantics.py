@@ -105,3 +105,25 @@ def test_a_read_of_another_namespaces_envelope_is_a_leak_not_a_changed_value() -
         first.expect(mine.id, mine)
     assert changed.value.symptom is not None and changed.value.symptom.pattern == "/queue"
     rdq.teardown()
+
+
+def test_a_read_that_only_lost_fields_is_no_leak() -> None:
+    """RDQ-UF-001 (C10): a store that drops unknown fields reads back, of an envelope
+    written with them, exactly what another namespace was written without them. That is
+    its own loss, not the other namespace's envelope: only a read that holds something
+    its envelope did not is a leak."""
+    runtime = started_runtime(Plugin(), 5.0)
+    item: Any = SimpleNamespace(name="test_x", originalname="test_x")
+    settings = KitSettings(("fake",), "quick", 0, 5.0, Path("unused"), None)
+    rdq = Rdq(item, get_requirement("RDQ-UF-001"), runtime, settings)
+    storage = runtime.storage
+    first, second = rdq.namespace(), rdq.namespace()
+    bare = base_envelope(1, extra={})
+    first.write(dataclasses.replace(bare, extra={"x_top": "t"}))
+    second.write(bare)
+    storage.data[first.name][bare.id] = bare  # the unknown field dropped
+    with pytest.raises(CheckFailed) as lost:
+        first.expect(bare.id, dataclasses.replace(bare, extra={"x_top": "t"}))
+    assert lost.value.symptom is not None
+    assert (lost.value.symptom.difference, lost.value.symptom.pattern) == ("missing", "/*")
+    rdq.teardown()
