@@ -80,17 +80,21 @@ def test_an_invalid_read_is_classed_by_what_differs() -> None:
         assert _what_differs(pointer, env, got) == expected, (pointer, changes)
 
 
+def _handle(requirement: str) -> tuple[Rdq, Any]:
+    """A test's handle on the in-memory fake plugin, and the fake's storage."""
+    runtime = started_runtime(Plugin(), 5.0)
+    item: Any = SimpleNamespace(name="test_x", originalname="test_x")
+    settings = KitSettings(("fake",), "quick", 0, 5.0, Path("unused"), None)
+    return Rdq(item, get_requirement(requirement), runtime, settings), runtime.storage
+
+
 def test_a_read_of_another_namespaces_envelope_is_a_leak_not_a_changed_value() -> None:
     """RDQ-ST-003 / RDQ-ST-008 (C14): two namespaces of one test wrote different envelopes
     under one id, and a read in the first returned the second's (a key prefix cut short,
     the namespace left out of the key). That is the names taken for one another, "leaked",
     not whatever field the two envelopes differ in; a value changed otherwise stays a
     difference of that value."""
-    runtime = started_runtime(Plugin(), 5.0)
-    item: Any = SimpleNamespace(name="test_x", originalname="test_x")
-    settings = KitSettings(("fake",), "quick", 0, 5.0, Path("unused"), None)
-    rdq = Rdq(item, get_requirement("RDQ-ST-008"), runtime, settings)
-    storage = runtime.storage
+    rdq, storage = _handle("RDQ-ST-008")
     first, second = rdq.namespace(), rdq.namespace()
     mine = base_envelope(1, queue="queue-of-the-first")
     theirs = dataclasses.replace(mine, queue="queue-of-the-second")
@@ -112,11 +116,7 @@ def test_a_read_that_only_lost_fields_is_no_leak() -> None:
     written with them, exactly what another namespace was written without them. That is
     its own loss, not the other namespace's envelope: only a read that holds something
     its envelope did not is a leak."""
-    runtime = started_runtime(Plugin(), 5.0)
-    item: Any = SimpleNamespace(name="test_x", originalname="test_x")
-    settings = KitSettings(("fake",), "quick", 0, 5.0, Path("unused"), None)
-    rdq = Rdq(item, get_requirement("RDQ-UF-001"), runtime, settings)
-    storage = runtime.storage
+    rdq, storage = _handle("RDQ-UF-001")
     first, second = rdq.namespace(), rdq.namespace()
     bare = base_envelope(1, extra={})
     first.write(dataclasses.replace(bare, extra={"x_top": "t"}))
