@@ -200,17 +200,6 @@ class Namespace:
             rdq.fail(summary, envelopes=(expected,), detail="returned:\n" + pretty(got),
                      symptom=symptom_of_semantics("other-id", "read returned another id's "
                                                   "envelope", summary))
-        other = self._owner.written_elsewhere(self.name, id, got)
-        if other is not None and any(d.kind in _ADDED for d in diff(expected, got)):
-            # Not a changed value: names the store took for one another (a key prefix cut
-            # short, the namespace left out of the key). Only where the read holds what the
-            # written envelope did not: a store that loses fields can read back, by
-            # itself, what another namespace was written without them.
-            summary = (f"{op} returned the envelope written under this id in namespace "
-                       f"{other!r}{because}")
-            rdq.fail(summary, envelopes=(expected,), detail="returned:\n" + pretty(got),
-                     symptom=symptom_of_semantics("leaked", "read returned another "
-                                                  "namespace's envelope", summary))
         try:
             # A model the stdio bridge built from wire JSON it validated is not
             # validated twice (same versions=None and size limit there).
@@ -233,12 +222,24 @@ class Namespace:
                 symptom=symptom_of_violation(first, clauses_of(first.code) or "C11", lines,
                                              expected=expected, actual=got),
             )
-        differences = diff(expected, got)
+        found = diff(expected, got)
+        differences = found
         if self.rdq.judges is not None:
-            differences = [d for d in differences if self._judged(
+            differences = [d for d in found if self._judged(
                 symptom_of(d, clauses_for_pointer(d), []))]
         earlier = self.written.get(id, [])[:-1]
         if differences:
+            other = self._owner.written_elsewhere(self.name, id, got)
+            if other is not None and any(d.kind in _ADDED for d in found):
+                # Not a changed value: names the store took for one another (a key prefix
+                # cut short, the namespace left out of the key). Only where the read holds
+                # what the written envelope did not: a store that loses fields can read
+                # back, by itself, what another namespace was written without them.
+                summary = (f"{op} returned the envelope written under this id in namespace "
+                           f"{other!r}{because}")
+                rdq.fail(summary, envelopes=(expected,), detail="returned:\n" + pretty(got),
+                         symptom=symptom_of_semantics("leaked", "read returned another "
+                                                      "namespace's envelope", summary))
             # One line per difference, at most 20, then one "… and N more" (format_diff's
             # own would be a 21st line, tagged with the clause of a difference not shown).
             lines = [f"  {d}  [{clauses_for_pointer(d)}]" for d in differences[:20]]
