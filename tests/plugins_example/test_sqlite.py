@@ -4,10 +4,12 @@ decomposition into tables, and two connections / two processes on one file."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -244,6 +246,35 @@ def test_two_processes_on_one_file(tmp_path: Path) -> None:
         id = "01J2ZK7Q8XW5H3N9G4T6B8R005"
         assert_same(awkward_empty_envelope(id), storage.open(ns).read(id))
     storage.close()
+
+
+def test_a_writer_waits_on_the_writers_lock_file(tmp_path: Path) -> None:
+    """Writes take ``<path>-writers`` with flock before ``BEGIN IMMEDIATE``: a waiting
+    process wakes when the holder lets go, instead of SQLite's busy handler sleeping
+    between tries. Reads never take it (WAL: they do not wait for a writer)."""
+    fcntl = pytest.importorskip("fcntl")
+    path = tmp_path / "rdq.db"
+    adapter = open_storage(path).open("ns_lock")
+    adapter.write(minimal_envelope(ID_A))
+    holder = os.open(f"{path}-writers", os.O_RDWR | os.O_CREAT)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # another process's writer, mid-transaction
+    done = threading.Event()
+    writer = threading.Thread(
+        target=lambda: (adapter.write(awkward_empty_envelope(ID_B)), done.set()))
+    try:
+        writer.start()
+        # Another connection's read does not wait (this process's own reads queue
+        # behind its writer on the one connection, as they always did).
+        assert_same(minimal_envelope(ID_A), open_storage(path).open("ns_lock").read(ID_A))
+        # The write cannot have finished while the lock is held: with the lock file
+        # ignored it would finish at once (this wait only gives it the chance).
+        assert not done.wait(0.3), "the write did not wait for the writers' lock file"
+    finally:
+        fcntl.flock(holder, fcntl.LOCK_UN)
+        os.close(holder)
+        writer.join(30)
+    assert done.is_set()
+    assert_same(awkward_empty_envelope(ID_B), adapter.read(ID_B))
 
 
 def test_foreign_schema_version_is_a_clear_error(tmp_path: Path) -> None:

@@ -9,12 +9,18 @@ layout, and migrates a layout-1 file to layout 2 in the same transaction.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # Windows: SQLite's busy handler alone
+    fcntl = None  # type: ignore[assignment]
 
 from rdq_compliance import (
     NAMESPACE_PATTERN,
@@ -167,6 +173,28 @@ class SqliteStorage:
             raise StorageUnavailable(
                 f"cannot use the SQLite database path={path!r}: {exc}", setting="path"
             ) from None
+        self._writers = self._open_writers_lock(path, in_memory)
+
+    def _open_writers_lock(self, path: str, in_memory: bool) -> int | None:
+        """The file a writer locks before ``BEGIN IMMEDIATE`` (``<path>-writers``).
+
+        SQLite's busy handler polls a taken write lock, sleeping 1, 2, 5… ms between
+        tries, so two processes sharing the file (pytest-xdist workers) lose most of a
+        short transaction's time to sleeping. A waiter on ``flock`` wakes the moment
+        the holder lets go. The busy timeout stays: a process that does not take this
+        lock (an older release, the ``sqlite3`` shell) is still waited for.
+        """
+        if in_memory or fcntl is None:
+            return None
+        try:
+            return os.open(f"{path}-writers", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return None  # a read-only folder: the busy handler alone
+
+    def _close_writers_lock(self) -> None:
+        if self._writers is not None:
+            os.close(self._writers)
+            self._writers = None
 
     def _prepare(self) -> None:
         conn = self._conn
@@ -248,6 +276,7 @@ class SqliteStorage:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+            self._close_writers_lock()
 
     @contextmanager
     def _transaction(self, *, write: bool) -> Iterator[sqlite3.Connection]:
@@ -259,7 +288,7 @@ class SqliteStorage:
         in between. Reads take a snapshot, so the three SELECTs of a read see
         one version of the envelope even while another process writes it.
         """
-        with self._lock:
+        with self._lock, self._writing(write):
             conn = self._conn
             try:
                 conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -281,6 +310,18 @@ class SqliteStorage:
                 raise StorageError(
                     ErrorCode.INTERNAL, f"SQLite error on path={self._path!r}: {exc}"
                 ) from None
+
+    @contextmanager
+    def _writing(self, write: bool) -> Iterator[None]:
+        """Holds the writers' lock file (if any) around a write transaction."""
+        if not write or self._writers is None:
+            yield
+            return
+        fcntl.flock(self._writers, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(self._writers, fcntl.LOCK_UN)
 
     def _abandon(self) -> None:
         # Never leave a transaction open after a failure (a failed COMMIT
