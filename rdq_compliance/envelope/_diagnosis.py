@@ -68,6 +68,12 @@ DIFFERENCES: Mapping[str, str] = {
     "survived-drop": "an envelope came back after its namespace was dropped",
     "taken-by-drop": "an envelope was gone after another namespace was dropped",
     "lost-after-drop": "an envelope written after its namespace had been dropped was gone",
+    "torn": "a read that overlapped writes of its id returned parts of two of its versions "
+            "(no one whole version)",
+    "outdated": "a read returned an older version of its id than one whose write had "
+                "returned before the read started",
+    "crossed": "a read returned (parts of) what another namespace was written while that "
+               "namespace was written and dropped at the same time",
 }
 """The classes of difference a rule can name (``*``: any)."""
 
@@ -208,6 +214,13 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     _r("/", "leaked", "RDQ-ST-003", "C14"),
     # the namespace can be used again after a drop: RDQ-ST-004's test writes it again
     _r("/", "survived-drop|taken-by-drop|lost-after-drop", "RDQ-ST-004", "C14"),
+    # What a read overlapping other lanes' calls found (the concurrency suite's recorded
+    # histories, ``suites._history``): by what came back, whichever check saw it (a read
+    # cache's stale read fails the isolation check too). A row only names a cause where its
+    # requirement's own test failed as well (``reporting._causes``).
+    _r("/", "torn", "RDQ-CC-001", "C18"),
+    _r("/", "outdated", "RDQ-CC-003", "C18"),
+    _r("/", "crossed", "RDQ-CC-004", "C14 C18"),
     _r("/", "~refused|raised", "RDQ-RT-001", "C13"),
 )
 """The one table. docs/requirements.md prints it."""

@@ -83,7 +83,9 @@ class History:
                     "nothing" if op.got is None else
                     "an envelope that is no version written under this id"
                     if op.k is None else f"version {op.k}, whose write had not begun")
-                    + f" ({what or 'C18: a write is atomic'})")
+                    + f" ({what or 'C18: a write is atomic'})",
+                    difference="" if op.got is None or op.k is not None
+                    else key.mixture(op.got))
             if fresh:
                 floor = max((w.k for w in key.writes if w.end < op.start and w.k is not None),
                             default=None)
@@ -91,9 +93,11 @@ class History:
                     self.fail_read(key, op, f"returned version {op.k} although version "
                                    f"{floor} had been written and returned before this read "
                                    "started (C18: a read that starts after a write returned "
-                                   "sees it or a later version)")
+                                   "sees it or a later version)", difference="outdated")
 
-    def fail_read(self, key: Key, op: Op, summary: str) -> None:
+    def fail_read(self, key: Key, op: Op, summary: str, *, difference: str = "") -> None:
+        """Fail on ``op``, a read of ``key``; ``difference`` is what it found (the
+        diagnosis table's class: ``torn``, ``outdated``, ``crossed``), "" if unknown."""
         __tracebackhide__ = True
         lines = [self.where(), f"history of id {key.id!r} in namespace {key.ns!r} "
                  "(ms from the start of the check; each interval contains the real one):"]
@@ -117,7 +121,7 @@ class History:
                          f"got {short_json(d.actual)}" for d in diff(expected, got)[:12])
             envelopes = [expected]
         self.fail(f"read({key.id!r}) in namespace {key.ns!r} by lane {op.lane} {summary}",
-                  "\n".join(lines), envelopes)
+                  "\n".join(lines), envelopes, difference=difference)
 
     def where(self) -> str:
         return (f"round {self.round} of {self.rounds}, seed {self.seed} "
@@ -126,10 +130,11 @@ class History:
     def ms(self, t: int) -> str:
         return f"{(t - self.t0) / 1e6:.3f}"
 
-    def fail(self, summary: str, detail: str, envelopes: Sequence[Envelope] = ()) -> None:
+    def fail(self, summary: str, detail: str, envelopes: Sequence[Envelope] = (), *,
+             difference: str = "") -> None:
         __tracebackhide__ = True
         try:
-            self.rdq.fail(summary, detail=detail, envelopes=envelopes)
+            self.rdq.fail(summary, detail=detail, envelopes=envelopes, difference=difference)
         except BaseException:
             self.tag()
             raise

@@ -11,6 +11,7 @@ same versions (``tests/testing/test_concurrency_machinery.py``).
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
 from rdq_compliance import Attempt, Envelope, ErrorInfo, Outcome, diff, encode
@@ -77,6 +78,15 @@ class Key:
         self.texts[encode(env)] = k
         return env
 
+    def mixture(self, got: Envelope) -> str:
+        """What a read that matched no version holds (a class of the diagnosis table):
+        ``crossed`` when a part carries another namespace's tag, ``torn`` when its
+        parts carry two of this id's versions, "" when the parts tell neither."""
+        tags, versions = _labels(got)
+        if tags - {self.tag.lower()}:
+            return "crossed"
+        return "torn" if len(versions) > 1 else ""
+
     def match(self, got: Envelope | None) -> int | None:
         if got is None:
             return None
@@ -96,3 +106,30 @@ class Key:
             if not diff(version(self.n, k, self.tag), got):
                 return k
         return None
+
+
+_LABEL = re.compile(r"([a-z]*)v(\d+)")
+
+
+def _labels(got: Envelope) -> tuple[set[str], set[int]]:
+    """The tags (lowercase: the queue holds them so) and the versions ``k`` that the
+    parts of ``got`` carry (:func:`version`'s label, ``x_tag``, ``x_version``); parts
+    that carry none are left out."""
+    texts: list[object] = [got.queue.removeprefix("q."),
+                           got.payload.split(b";", 1)[0].decode("utf-8", "replace"),
+                           *got.headers.values()]
+    texts += [a.error.message.split(" ", 1)[0] for a in got.attempts if a.error is not None]
+    tags: set[str] = set()
+    versions: set[int] = set()
+    for text in texts:
+        m = _LABEL.fullmatch(text.lower()) if isinstance(text, str) else None
+        if m is not None:
+            tags.add(m.group(1))
+            versions.add(int(m.group(2)))
+    extras = [got.extra, *(a.extra for a in got.attempts)]
+    for extra in extras:
+        if isinstance(extra, dict) and type(extra.get("x_version")) is int:
+            versions.add(extra["x_version"])
+    if isinstance(got.extra, dict) and isinstance(got.extra.get("x_tag"), str):
+        tags.add(got.extra["x_tag"].lower())
+    return tags, versions

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import pytest
 
 from .._requirements import Requirement
+from ..envelope._diagnosis import DIFFERENCES
 from ..envelope._model import Envelope
 from ..reporting._causes import Symptom
 from ..storage._protocol import StorageError, StorageInfo
@@ -40,6 +41,7 @@ from ._namespace_handle import Namespace
 from ._owned_namespaces import Namespaces
 from ._runtime import PluginRuntime
 from ._shared import shared_namespace
+from ._symptoms import symptom_of_semantics
 
 if TYPE_CHECKING:
     from hypothesis.stateful import RuleBasedStateMachine
@@ -175,10 +177,20 @@ class Rdq:
 
     def fail(
         self, summary: str, *, detail: str = "", envelopes: Collection[Envelope] = (),
-        symptom: Symptom | None = None,
+        symptom: Symptom | None = None, difference: str = "",
     ) -> NoReturn:
-        """Fail the test with a message naming the requirement, its clauses and the plugin."""
+        """Fail the test with a message naming the requirement, its clauses and the plugin.
+
+        ``difference``: the class of what the check found (``DIFFERENCES`` of the
+        diagnosis table: ``torn``, ``outdated``, ``crossed``...), which names the cause's
+        requirement whichever test found it; "" leaves it to the failing test's."""
         __tracebackhide__ = True
+        if difference:
+            if difference not in DIFFERENCES:
+                raise ValueError(
+                    f"difference={difference!r} is no class of the diagnosis table: "
+                    f"expected one of {', '.join(sorted(DIFFERENCES))}")
+            symptom = symptom or symptom_of_semantics(difference, "read", summary)
         exc = CheckFailed(self.message(summary, detail, envelopes))
         exc.symptom = symptom
         exc.envelopes = tuple(canonical(e) for e in envelopes)

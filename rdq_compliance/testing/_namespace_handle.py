@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from ..envelope._clauses import clauses_for_pointer
@@ -57,7 +57,8 @@ class Owner(Protocol):
     rdq: Context
     history: list[tuple[str, str, str]]
 
-    def semantics(self, name: str, id: str, *, found: bool) -> str: ...
+    def semantics(self, name: str, id: str, *, found: bool,
+                  overwrites: Callable[[], bool | None] | None = None) -> str: ...
 
     def written_elsewhere(self, name: str, id: str, got: Envelope) -> str | None: ...
 
@@ -194,7 +195,7 @@ class Namespace:
         if got is None:
             summary = f"{op} returned None, expected the envelope written{because}"
             rdq.fail(summary, envelopes=(expected,),
-                     symptom=self._semantic_symptom(id, summary, found=False))
+                     symptom=self._semantic_symptom(id, summary, found=False, like=expected))
         if got.id != id and got.id in {i for k, _, i in self._owner.history if k == "write"}:
             summary = f"{op} returned the envelope written as id {got.id!r}{because}"
             rdq.fail(summary, envelopes=(expected,), detail="returned:\n" + pretty(got),
@@ -284,8 +285,27 @@ class Namespace:
             return True
         return False if isinstance(back, Envelope) and back.id == probe.id else None
 
-    def _semantic_symptom(self, id: str, summary: str, *, found: bool) -> Symptom | None:
-        difference = self._owner.semantics(self.name, id, found=found)
+    def _overwrites(self, like: Envelope) -> bool | None:
+        """Probe: does writing another id to this namespace lose an envelope? ``like``
+        written under two fresh ids in turn, the first read back: gone (True), back as
+        written (False), else None (the probe tells nothing; it never fails the test)."""
+        first, second = (dataclasses.replace(like, id=id_from_int(secrets.randbits(80)))
+                         for _ in range(2))
+        runtime = self.rdq.runtime
+        try:
+            for env in (first, second):
+                if runtime.call("probe write", self.adapter.write, private_copy(env)) is not None:
+                    return None
+            back = runtime.call("probe read", self.adapter.read, first.id)
+        except Exception:  # a refusal, a hang, an exception: the probe tells nothing
+            return None
+        return True if back is None else False if back == first else None
+
+    def _semantic_symptom(self, id: str, summary: str, *, found: bool,
+                          like: Envelope | None = None) -> Symptom | None:
+        difference = self._owner.semantics(
+            self.name, id, found=found,
+            overwrites=None if like is None else lambda: self._overwrites(like))
         if not difference:
             return None
         what = "found an envelope" if found else "found nothing"

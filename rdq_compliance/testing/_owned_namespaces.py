@@ -62,11 +62,15 @@ class Namespaces:
         """What the test did, in order: ``("write", name, id)`` and ``("drop", name, "")``,
         to say which storage semantics a read that found the wrong thing broke."""
 
-    def semantics(self, name: str, id: str, *, found: bool) -> str:
+    def semantics(self, name: str, id: str, *, found: bool,
+                  overwrites: Callable[[], bool | None] | None = None) -> str:
         """The class of difference (``DIFFERENCES`` of the diagnosis table) of a read of
         ``id`` in ``name`` that found something where nothing was written (``found``) or
         nothing where an envelope was: what happened since the write tells which
-        requirement broke; "" when it tells nothing."""
+        requirement broke; "" when it tells nothing. Where a drop (of ``name`` before the
+        write, of another namespace after it) and a write of another id to ``name`` after
+        it could both have taken the envelope, ``overwrites`` (a probe: does writing
+        another id lose an envelope?) tells which did."""
         events = list(self.history)
         last = max((i for i, e in enumerate(events) if e == ("write", name, id)), default=-1)
         after = events[last + 1:]
@@ -79,13 +83,15 @@ class Namespaces:
             return ""
         if last < 0:
             return ""
-        if ("drop", name, "") in events[:last]:
-            return "lost-after-drop"
-        if any(k == "drop" and n != name for k, n, _ in after):
-            return "taken-by-drop"
-        if any(k == "write" and n == name and i != id for k, n, i in after):
-            return "overwritten"
-        return ""
+        drop = ("lost-after-drop" if ("drop", name, "") in events[:last]
+                else "taken-by-drop" if any(k == "drop" and n != name for k, n, _ in after)
+                else "")
+        rewritten = any(k == "write" and n == name and i != id for k, n, i in after)
+        if drop and rewritten and overwrites is not None:
+            lost = overwrites()
+            if lost is not None:
+                return "overwritten" if lost else drop
+        return drop or ("overwritten" if rewritten else "")
 
     def written_elsewhere(self, name: str, id: str, got: Envelope) -> str | None:
         """The namespace of this test, other than ``name``, that was written ``got``

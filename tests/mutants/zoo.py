@@ -831,7 +831,8 @@ class InsertOnConflictDoNothing(DocStorage):
 
 
 @mutant("namespace_ignored", "one shared table; the namespace column never used in queries",
-        "shares data between namespaces", M + "ST-003", M + "ST-006")
+        "shares data between namespaces; a drop, which has no namespace to delete by, "
+        "deletes nothing", M + "ST-003", M + "ST-004", M + "ST-006")
 class NamespaceIgnored(DocStorage):
     def table(self, namespace: str) -> dict[str, str]:
         return self.disk.setdefault("__shared__", {})

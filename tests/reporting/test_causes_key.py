@@ -341,3 +341,20 @@ def test_payload_ref_lost_with_the_other_unknown_fields_is_their_cause() -> None
     nulled = _symptom(_env(extra={"x_top": "t"}), _env(extra={"x_top": None}))
     apart, _ = causes_of([("t::a", "RDQ-UF-001", nulled), ("t::b", "RDQ-UF-004", payload_ref)])
     assert sorted(c["requirement"] for c in apart) == ["RDQ-UF-001", "RDQ-UF-004"]
+
+
+@pytest.mark.parametrize(("found", "own"), [
+    ("torn", "RDQ-CC-001"), ("outdated", "RDQ-CC-003"), ("crossed", "RDQ-CC-004")])
+def test_a_concurrent_read_is_the_cause_of_what_it_found(found: str, own: str) -> None:
+    """RDQ-CC-001/003/004 (C18): what a read overlapping other lanes found names the
+    cause, whichever check saw it (a read cache's stale read fails the isolation check
+    too) — where that requirement's own test failed as well; else the check that saw it
+    keeps it (a namespace mix-up can make an isolation read stale: without a failed
+    read-after-write test that is no read cache)."""
+    checks = ["RDQ-CC-001", "RDQ-CC-003", "RDQ-CC-004"]
+    other = next(r for r in checks if r != own)
+    seen = symptom_of_semantics(found, "read", f"read returned something ({found})")
+    causes, _ = causes_of([(f"t::{own}", own, seen), (f"t::{other}", other, seen)])
+    assert [(c["requirement"], c["failures"]) for c in causes] == [(own, 2)]
+    causes, _ = causes_of([(f"t::{other}", other, seen)])
+    assert [c["requirement"] for c in causes] == [other]

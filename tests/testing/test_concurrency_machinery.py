@@ -208,8 +208,12 @@ def test_versions_are_valid_and_a_mix_of_two_matches_neither() -> None:
 
 class FakeRdq:
     example: tuple[str, dict[str, Any]] | None = None
+    difference: str | None = None
+    """What the last failure said it found (``Rdq.fail``'s ``difference``)."""
 
-    def fail(self, summary: str, *, detail: str = "", envelopes: Any = ()) -> None:
+    def fail(self, summary: str, *, detail: str = "", envelopes: Any = (),
+             difference: str = "") -> None:
+        self.difference = difference
         raise CheckFailed(summary + "\n" + detail)
 
 
@@ -246,8 +250,35 @@ def test_a_read_after_a_newer_write_returned_is_stale() -> None:
                        "written and returned before this read started") as info:
         history.check_reads(atomic=False, fresh=True)
     assert "<- this read" in str(info.value)
+    assert history.rdq.difference == "outdated"  # RDQ-CC-003's, whichever check saw it
     history, _key = history_with([(31, 35, 0)])
     history.check_reads(atomic=True, fresh=False)  # a whole version: not CC-001's concern
+
+
+def test_what_a_read_of_no_version_holds_is_told() -> None:
+    """A read that matched no version: parts of two of the id's versions are torn
+    (RDQ-CC-001's), a part of another namespace's crossed (RDQ-CC-004's), anything
+    else unknown (the failing check's own requirement)."""
+    key = Key("ns", 4, "A")
+    v1, v2 = key.make(1), key.make(2)
+    torn = dataclasses.replace(v2, attempts=v1.attempts)
+    other = version(key.n, 1003, "B")  # what namespace B wrote under the same id
+    assert key.mixture(torn) == "torn"
+    assert key.mixture(other) == "crossed"
+    assert key.mixture(dataclasses.replace(v2, headers=other.headers)) == "crossed"
+    assert key.mixture(dataclasses.replace(v2, queue="q.mangled")) == ""
+    assert key.mixture(dataclasses.replace(v2, headers={}, attempts=(), extra={})) == ""
+    history, hkey = history_with([])
+    history.reads.append((hkey, Op("r0", "read", hkey.id, 31, 35, got=dataclasses.replace(
+        version(hkey.n, 1), attempts=version(hkey.n, 0).attempts))))
+    with pytest.raises(CheckFailed, match="no version written under this id"):
+        history.check_reads(atomic=True, fresh=False)
+    assert history.rdq.difference == "torn"
+    history, hkey = history_with([])
+    history.reads.append((hkey, Op("r0", "read", hkey.id, 31, 35, got=None)))
+    with pytest.raises(CheckFailed, match="returned nothing"):
+        history.check_reads(atomic=True, fresh=False)
+    assert history.rdq.difference == ""
 
 
 def test_a_version_whose_write_had_not_begun_is_flagged() -> None:

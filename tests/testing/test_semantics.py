@@ -58,6 +58,68 @@ def test_semantics_from_the_history(
     assert semantics(history, name, id, found=found) == expected
 
 
+def _probe(answer: bool | None) -> Any:
+    def overwrites() -> bool | None:
+        return answer
+    return overwrites
+
+
+def _never() -> bool | None:
+    raise AssertionError("probed where the history tells alone")
+
+
+@pytest.mark.parametrize(("history", "answer", "expected"), [
+    # another namespace dropped and another id written since: the probe tells which
+    ([W("a", "1"), W("a", "2"), D("b")], True, "overwritten"),
+    ([W("a", "1"), W("a", "2"), D("b")], False, "taken-by-drop"),
+    ([W("a", "1"), D("b"), W("a", "2")], None, "taken-by-drop"),  # it told nothing
+    ([D("a"), W("a", "1"), W("a", "2")], True, "overwritten"),
+    ([D("a"), W("a", "1"), W("a", "2")], False, "lost-after-drop"),
+])
+def test_a_probe_tells_a_drop_from_an_overwrite(
+    history: list[tuple[str, str, str]], answer: bool | None, expected: str
+) -> None:
+    """RDQ-RT-002 / RDQ-ST-004: a key without the id keeps one envelope per namespace, and
+    RDQ-ST-004's test, which drops one namespace after writing two ids to the other, then
+    finds the first gone. Either could have taken it; a probe (two fresh ids written, the
+    first read back) tells. Where the history tells alone, no probe runs."""
+    owner = Namespaces(SimpleNamespace())  # type: ignore[arg-type]
+    owner.history.extend(history)
+    assert owner.semantics("a", "1", found=False, overwrites=_probe(answer)) == expected
+    owner.history[:] = [W("a", "1"), D("b")]
+    assert owner.semantics("a", "1", found=False, overwrites=_never) == "taken-by-drop"
+    owner.history[:] = [W("a", "1"), W("a", "2")]
+    assert owner.semantics("a", "1", found=False, overwrites=_never) == "overwritten"
+
+
+@pytest.mark.parametrize("keeps_one", [True, False])
+def test_the_overwrite_probe_on_a_store(keeps_one: bool) -> None:
+    """The probe itself, on a store that keeps every id and on one that keeps the last
+    envelope written to a namespace: the read that failed names the one it found."""
+    rdq, storage = _handle("RDQ-ST-004")
+    a, b = rdq.namespace(), rdq.namespace()
+    first, second = base_envelope(1), base_envelope(2)
+    a.write(first)
+    a.write(second)
+    b.write(first)
+    rdq.drop(b.name)
+    if keeps_one:
+        adapter = a.adapter
+        write = adapter.write
+
+        def write_one(env: Any) -> None:  # the namespace's one row, whatever the id
+            storage.data.get(a.name, {}).clear()
+            write(env)
+
+        adapter.write = write_one
+    del storage.data[a.name][first.id]  # what either defect did before the read
+    with pytest.raises(CheckFailed) as gone:
+        a.expect(first.id, first)
+    assert gone.value.symptom is not None
+    assert gone.value.symptom.difference == ("overwritten" if keeps_one else "taken-by-drop")
+    rdq.teardown()
+
+
 def test_an_invalid_read_is_classed_by_what_differs() -> None:
     """An invalid value read where a value was written says more than "invalid" when
     the written value tells (issue 21 §2): null for the empty map is the headers', an
