@@ -29,11 +29,18 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from .._requirements import get_requirement
-from ..envelope._diagnosis import DEFECT_RULES, DefectRule, find_rule, wider_rule
+from ..envelope._diagnosis import (
+    DEFECT_RULES,
+    DefectRule,
+    find_rule,
+    requirement_rank,
+    wider_rule,
+)
 from ..envelope._triggers import TRIGGERS
 
 __all__ = [
     "LOST_TO_NULL",
+    "NULL_OMITTED",
     "SPEC_URL",
     "CauseKey",
     "Symptom",
@@ -154,6 +161,12 @@ CauseKey = tuple[str, str, str]
 LOST_TO_NULL = "read as null"
 """The nature (:attr:`Symptom.change`) of a value that came back null: lost."""
 
+NULL_OMITTED = "null omitted"
+"""The nature (:attr:`Symptom.change`) of a field whose value was null that did not come
+back (a serializer told to leave nulls out). It joins causes, never splits them
+(:func:`_join_omitted_nulls`): a store that loses every unknown field loses the null ones
+too, and its cause is one."""
+
 
 def cause_key(symptom: Symptom) -> CauseKey:
     """What makes failures one cause: one storage defect, wherever and in whatever
@@ -176,7 +189,8 @@ def cause_key(symptom: Symptom) -> CauseKey:
             row = _row(rule)
             if rule.pointer == "/" and rule.difference[0] not in "*~":
                 return (row, "", "")
-            return (row, difference, symptom.change)
+            change = "" if symptom.change == NULL_OMITTED else symptom.change
+            return (row, difference, change)
     return ("", symptom.kind, _place(symptom.pattern))
 
 
@@ -231,6 +245,31 @@ def _join_wider(groups: dict[CauseKey, list[tuple[str, str, Symptom]]]) -> set[s
             joined.update(n for n, _, _ in moved)
             groups[target].extend(moved)
             groups[target].sort(key=lambda m: m[0])  # by node id, as grouped
+    return joined
+
+
+def _join_omitted_nulls(groups: dict[CauseKey, list[tuple[str, str, Symptom]]]) -> set[str]:
+    """Where the run lost fields at several rows of the table (the top level, attempts,
+    errors) and every field lost at each of them held null, the store leaves nulls out
+    (Jackson's ``NON_NULL``, ``omitempty``): one defect, the cause of the outermost row
+    (the fewest pointer tokens: the top level's; ties: :func:`requirement_rank`). Returns
+    the node ids that joined it. A row where a non-null value was lost too is a loss of
+    its own and stays apart."""
+    rows = {_row(rule): rule for rule in DEFECT_RULES}
+    omitted = [key for key, members in groups.items()
+               if key[1] == "missing" and key[0] in rows
+               and all(s.change == NULL_OMITTED for _, _, s in members)]
+    if len(omitted) < 2:
+        return set()
+    target = min(omitted, key=lambda k: (rows[k[0]].pointer.count("/"),
+                                         requirement_rank(rows[k[0]].requirement), k))
+    joined: set[str] = set()
+    for key in omitted:
+        if key != target:
+            moved = groups.pop(key)
+            joined.update(n for n, _, _ in moved)
+            groups[target].extend(moved)
+    groups[target].sort(key=lambda m: m[0])  # by node id, as grouped
     return joined
 
 
@@ -326,7 +365,7 @@ def causes_of(
     for nodeid, rid, s in sorted(failures, key=lambda f: f[0]):
         groups.setdefault(cause_key(s), []).append((nodeid, rid, s))
     _join_losses(groups)
-    joined = _join_wider(groups)
+    joined = _join_wider(groups) | _join_omitted_nulls(groups)
     everywhere = Counter(rid for members in groups.values() for _, rid, _ in members)
     out: list[dict[str, Any]] = []
     members_of: list[list[str]] = []

@@ -17,7 +17,7 @@ from ..envelope._json import json_equal
 from ..envelope._model import Envelope
 from ..envelope._text_change import text_change
 from ..envelope._validate import Violation
-from ..reporting._causes import LOST_TO_NULL, Symptom
+from ..reporting._causes import LOST_TO_NULL, NULL_OMITTED, Symptom
 from ._symptom_keys import (
     MISSING,
     alike_read,
@@ -147,15 +147,19 @@ def symptom_of(
         # A place that holds any JSON value kept as its JSON text (a TEXT column never
         # parsed back): the place's defect, as for an object read back as a string.
         difference = "type"
+    change = _change(difference, first.expected, first.actual)
+    summary = _summary(first)
+    if change == NULL_OMITTED:
+        summary = short(f"{summary} (it held null)")
     return Symptom(
         pointer=first.pointer or "/",
         pattern=pointer_pattern(first.pointer) or "/",
         kind=_kind(first),
         clause=clause,
-        summary=_summary(first),
+        summary=summary,
         diff="\n".join(lines),
         difference=difference,
-        change=_change(difference, first.expected, first.actual),
+        change=change,
     )
 
 
@@ -189,6 +193,8 @@ def _change(difference: str, expected: object, actual: object) -> str:
         return "cut short" if difference == "cut" and change != "cut at U+0000" else change
     if difference == "empty-null":
         return "empty read as null" if actual is None else "null read as empty"
+    if difference == "missing" and expected is None:
+        return NULL_OMITTED  # a field that held null did not come back
     if difference in ("type", "changed") and actual is None and expected is not None:
         return LOST_TO_NULL  # a value lost (a field the store does not keep)
     if difference == "type" and _json_encoded(expected, actual):

@@ -358,3 +358,31 @@ def test_a_concurrent_read_is_the_cause_of_what_it_found(found: str, own: str) -
     assert [(c["requirement"], c["failures"]) for c in causes] == [(own, 2)]
     causes, _ = causes_of([(f"t::{other}", other, seen)])
     assert [c["requirement"] for c in causes] == [other]
+
+
+def test_nulls_left_out_at_every_level_are_one_cause() -> None:
+    """RDQ-UF-001/002/003 (C10): a serializer told to leave nulls out (Jackson's
+    ``NON_NULL`` on the residual map) loses the unknown fields that held null at the top,
+    in attempts and in errors: one defect, the cause of the outermost level's row. A level
+    where a value other than null was lost too is a loss of its own; and a null lost
+    groups where any other loss of its row does (it never splits a cause)."""
+    attempt = _env().attempts[0]
+    top = _symptom(_env(extra={"x_top": None}), _env(extra={}))
+    in_attempt = _symptom(_env(attempts=(dataclasses.replace(attempt, extra={"x_a": None}),)),
+                          _env())
+    in_error = _symptom(_env(attempts=_error(extra={"x_e": None})), _env())
+    assert [s.pattern for s in (top, in_attempt, in_error)] == [
+        "/*", "/attempts/*/*", "/attempts/*/error/*"]
+    assert top.summary.endswith("(it held null)")
+    causes, index = causes_of([("t::a", "RDQ-UF-002", in_attempt),
+                               ("t::e", "RDQ-UF-003", in_error), ("t::t", "RDQ-UF-001", top)])
+    assert [(c["requirement"], c["pointer"], c["failures"]) for c in causes] == [
+        ("RDQ-UF-001", "/*", 3)]
+    assert set(index) == {"t::a", "t::e", "t::t"}
+    # The attempts also lost a value that was not null: that level's loss is its own.
+    lost = _symptom(_env(attempts=(dataclasses.replace(attempt, extra={"x_a": 1}),)), _env())
+    apart, _ = causes_of([("t::a", "RDQ-UF-002", in_attempt), ("t::b", "RDQ-UF-002", lost),
+                          ("t::t", "RDQ-UF-001", top)])
+    assert sorted((c["requirement"], c["failures"]) for c in apart) == [
+        ("RDQ-UF-001", 1), ("RDQ-UF-002", 2)]
+    assert cause_key(_symptom(_env(extra={"x_top": 1}), _env(extra={}))) == cause_key(top)
