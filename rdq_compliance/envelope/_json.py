@@ -18,7 +18,7 @@ from ._deep import loads
 from ._model import JSONValue
 from ._violations import InvalidEnvelope, Violation, pointer_token
 
-__all__ = ["json_equal", "parse_json"]
+__all__ = ["JSON_TYPE_NAMES", "json_equal", "json_type_name", "parse_json"]
 
 # A \uD800-\uDFFF escape in the text (or a literal surrogate in a str input): only
 # then is the walk over every string needed. Two simple patterns scan much faster
@@ -230,6 +230,8 @@ _TYPE_NAMES: tuple[tuple[type, str], ...] = (
     (list, "an array"),
     (dict, "an object"),
 )
+JSON_TYPE_NAMES: tuple[str, ...] = (*(name for _, name in _TYPE_NAMES), "null")
+"""What :func:`json_type_name` says of a JSON value (the kit's messages: ``got an array``)."""
 
 
 def json_type_name(value: object) -> str:

@@ -36,6 +36,7 @@ from ..envelope._diagnosis import (
     requirement_rank,
     wider_rule,
 )
+from ..envelope._json import JSON_TYPE_NAMES
 from ..envelope._triggers import TRIGGERS
 
 __all__ = [
@@ -125,6 +126,9 @@ _MASKS = (
     (re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\""), "'…'"),  # quoted values
     (re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b"), "<id>"),  # ULIDs
     (re.compile(r"\bt[0-9a-f]{8}\d*w[0-9a-f]+\b"), "<namespace>"),  # the kit's namespaces
+    # The JSON type of a value the store got wrong (the kit's own validator, which the
+    # plugin may raise: "/id: expected a string, got an array"): the value drawn decides it.
+    (re.compile(r"\bgot (?:" + "|".join(JSON_TYPE_NAMES) + r")\b"), "got <a JSON type>"),
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<n>"),
     (re.compile(r"(?<![\w.])[-+]?\d[\d_,.]*(?![\w])"), "<n>"),  # numbers
     (re.compile(r"\(U\+[0-9A-F]{4,6}(?: U\+[0-9A-F]{4,6})*\)"), ""),

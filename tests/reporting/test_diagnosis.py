@@ -107,6 +107,15 @@ def test_mask_hides_ids_numbers_namespaces_and_quoted_values():
     assert a == b and "12" not in a
 
 
+def test_mask_hides_the_json_type_a_value_came_back_as() -> None:
+    """One field read wrong is one cause whatever type the drawn value had (a decoder
+    that reads an unknown field 'ID' into id: the plugin's validation says which)."""
+    said = [mask(f"read raised InvalidEnvelope: /id: FIELD_TYPE: expected a string, got {t}")
+            for t in ("an object", "an array", "an integer", "null", "a boolean")]
+    assert len(set(said)) == 1 and said[0].endswith("got <a JSON type>")
+    assert mask("expected a string, got nothing") != said[0]
+
+
 _REFUSED = ("RDQ-RT-004 [MUST; C3] t\nplugin 'p': write(envelope id='{id}') in namespace "
             "'t1234abcd0w{n}' refused a valid envelope within the limits with "
             "StorageError(code=<ErrorCode.INTERNAL: 'INTERNAL'>, message='unsupported Unicode "
