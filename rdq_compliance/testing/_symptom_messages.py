@@ -22,11 +22,17 @@ DIFF_LINES = 6
 # or "plugin 'label': <operation>(…) … raised Type: message".
 _PLUGIN_LINE = re.compile(r"^plugin '(?:[^'\\]|\\.)*': (?P<body>.*)$", re.M)
 _OPERATION = re.compile(r"^(?P<op>[\w.]+)[( ]")
+_CALL = re.compile(r"(?<![\w.])(?P<op>[a-z_]\w*(?:\.[a-z_]\w*)?)\(")
+"""The first call the message names (``write(``, ``storage.open(``): a check may say what
+it wrote first ("a header key of 255 bytes was refused: write(…) raised …"), and a
+refusal of one operation is one cause whichever words come before it."""
 _STORAGE_ERROR = re.compile(r"StorageError\(code=(?:<[\w.]+: )?'(?P<code>[^']*)'>?, "
                             r"message=(?P<msg>.*?)\)"
                             r"(?: \(C17|;|, whose|$)")
 _REFUSED_CODE = re.compile(r"\brefused with code (?:<[\w.]+: )?'(?P<code>[^']*)'>?")
 _RAISED = re.compile(r"\braised (?P<type>[\w.]+): (?P<msg>.*)$")
+_RAISED_CODE = re.compile(r"(?P<code>[A-Z][A-Z_]+): (?P<msg>.*)$")
+"""What ``str(StorageError)`` says: its C17 code, then its message."""
 
 
 def short(text: str) -> str:
@@ -58,7 +64,7 @@ def symptom_of_failure(message: str, envelopes: Iterable[object] = ()) -> Sympto
     if m is None:
         return fallback_symptom(message)
     body = m.group("body")
-    op_match = _OPERATION.match(body)
+    op_match = _CALL.search(body) or _OPERATION.match(body)
     op = op_match.group("op") if op_match else "call"
     lines = [ln for ln in message.splitlines() if ln.strip()][1:DIFF_LINES + 1]
     err = _STORAGE_ERROR.search(body)
@@ -80,6 +86,18 @@ def symptom_of_failure(message: str, envelopes: Iterable[object] = ()) -> Sympto
             difference="refused", triggers=_triggers(envelopes),
         )
     raised = _RAISED.search(body)
+    refusal = None if raised is None else _RAISED_CODE.match(raised.group("msg"))
+    if raised is not None and refusal is not None and (
+            raised.group("type").rpartition(".")[2] == "StorageError"):
+        # A StorageError that surfaced as an exception (a check that allows none, a new
+        # process's read) is the refusal it carries: one cause with the same refusals.
+        return Symptom(
+            pointer="/", pattern="/", clause="C17", diff="\n".join(lines),
+            summary=short(f"{op} refused with {refusal.group('code')}: "
+                          f"{refusal.group('msg')}"),
+            kind=f"{op} refused: StorageError {refusal.group('code')}",
+            difference="refused", triggers=_triggers(envelopes),
+        )
     if raised is not None:
         return Symptom(
             pointer="/", pattern="/", clause="", diff="\n".join(lines),

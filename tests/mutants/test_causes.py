@@ -176,3 +176,13 @@ def test_header_keys_made_one_are_one_cause_of_the_right_defect(mutant: str) -> 
     plugin = _full().plugin(by_id(mutant).label)
     assert [(c["requirement"], c["failures"]) for c in plugin["causes"]] == [
         (CASES[mutant], len(_failed_tests(plugin)))], plugin["causes"]
+
+
+def test_a_store_refusing_one_kind_of_value_is_one_cause_whatever_the_check_wrote() -> None:
+    """RDQ-RT-006 (C4): a utf8mb3 column refuses every astral character, in the golden
+    fixtures' writes and in the long-value checks, which name the field they wrote before
+    the call ("a header key of 255 bytes was refused: write(…)"): one cause, not one per
+    field named (seven before the operation was read from the call)."""
+    plugin = _full().plugin(by_id("mysql_strict_utf8mb3").label)
+    assert [(c["requirement"], c["kind"], c["failures"]) for c in plugin["causes"]] == [
+        ("RDQ-RT-006", "write refused: StorageError INTERNAL", len(_failed_tests(plugin)))]

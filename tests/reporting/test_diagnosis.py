@@ -138,6 +138,35 @@ def test_refusals_group_by_code_and_masked_message_and_name_their_trigger():
     assert cause["signature"].startswith("c") and len(cause["signature"]) == 13
 
 
+def test_a_refusal_named_after_what_was_written_is_one_cause_with_the_others():
+    """RDQ-RT-006 (C4): the long-value checks say what they wrote first ("a header key of
+    255 bytes was refused: write(…) raised StorageError(…)"); the operation is the call the
+    message names, so one store refusing astral characters is one cause, not one per
+    field the checks name (mysql_strict_utf8mb3 had seven)."""
+    golden = _REFUSED.format(id="0" * 26, n=1)
+    long_ones = [
+        f"RDQ-RT-011 [MUST; C4] t\nplugin 'p': {what} of 65,536 bytes (multi-byte) was "
+        f"refused: write(envelope id='{n:026d}') in namespace 't1234abcd0w{n}' raised "
+        "StorageError(code='INTERNAL', message='unsupported Unicode escape sequence at 7') "
+        "(C4: free text has no length limit of its own)"
+        for n, what in enumerate(["a header key", "an attempt's unknown field",
+                                  "error.detail (a JSON string)", "handler_version"])]
+    symptoms = [symptom_of_failure(m, [{"m": "a\x00"}]) for m in [golden, *long_ones]]
+    assert {s.kind for s in symptoms} == {"write refused: StorageError INTERNAL"}
+    (cause,) = group_causes([(f"t{n}", "RDQ-RT-006", s) for n, s in enumerate(symptoms)])
+    assert cause["failures"] == 5
+    other = symptom_of_failure("RDQ-ST-002 [MUST; C13] t\nplugin 'p': storage.open('ns') "
+                               "refused with code 'INTERNAL' (C17)")
+    assert other.kind == "storage.open refused: StorageError INTERNAL"
+    # A StorageError that surfaced as an exception is the refusal it carries.
+    surfaced = symptom_of_failure(
+        "RDQ-RT-003 [MUST; C15] t\nplugin 'p': read('01J2ZK7Q8X0000000000000001') in "
+        "namespace 't1234abcd0w1' raised StorageError: INTERNAL: unsupported Unicode escape "
+        "sequence at 9")
+    assert (surfaced.kind, surfaced.difference) == (
+        "read refused: StorageError INTERNAL", "refused")
+
+
 def test_exceptions_group_by_type_and_masked_message():
     msgs = [f"RDQ-RT-008 [MUST; C7] t\nplugin 'p': write(envelope id='{n:026d}') in namespace "
             f"'t1234abcd0w{n}' raised DataError: invalid byte sequence for encoding \"UTF8\": "
