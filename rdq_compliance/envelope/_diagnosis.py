@@ -68,6 +68,8 @@ DIFFERENCES: Mapping[str, str] = {
     "survived-drop": "an envelope came back after its namespace was dropped",
     "taken-by-drop": "an envelope was gone after another namespace was dropped",
     "lost-after-drop": "an envelope written after its namespace had been dropped was gone",
+    "not-durable": "an envelope written before the storage was closed was gone when it was "
+                   "opened again, or from a new process",
     "torn": "a read that overlapped writes of its id returned parts of two of its versions "
             "(no one whole version)",
     "outdated": "a read returned an older version of its id than one whose write had "
@@ -214,6 +216,7 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     _r("/", "leaked", "RDQ-ST-003", "C14"),
     # the namespace can be used again after a drop: RDQ-ST-004's test writes it again
     _r("/", "survived-drop|taken-by-drop|lost-after-drop", "RDQ-ST-004", "C14"),
+    _r("/", "not-durable", "RDQ-RT-003", "C15"),
     # What a read overlapping other lanes' calls found (the concurrency suite's recorded
     # histories, ``suites._history``): by what came back, whichever check saw it (a read
     # cache's stale read fails the isolation check too). A row only names a cause where its

@@ -414,6 +414,8 @@ def causes_of(
             trigger = shared[0]
         if trigger is not None:
             summary = f"{summary} (trigger: {TRIGGERS[trigger]})"
+        if all(s.change == NULL_OMITTED for s in symptoms):
+            summary = f"{summary} (every field lost held null)"
         tests = sorted({n for n, _, _ in members})
         cause = {
             "pointer": pattern,

@@ -82,7 +82,10 @@ class Key:
         """What a read that matched no version holds (a class of the diagnosis table):
         ``crossed`` when a part carries another namespace's tag, ``torn`` when its
         parts carry two of this id's versions, "" when the parts tell neither."""
-        tags, versions = _labels(got)
+        try:
+            tags, versions = _labels(got)
+        except (AttributeError, TypeError):  # a read of the wrong shape: its check says so
+            return ""
         if tags - {self.tag.lower()}:
             return "crossed"
         return "torn" if len(versions) > 1 else ""

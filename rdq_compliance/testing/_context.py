@@ -76,7 +76,7 @@ class Context(Protocol):
 
     def fail(
         self, summary: str, *, detail: str = "", envelopes: Collection[Envelope] = (),
-        symptom: Symptom | None = None,
+        symptom: Symptom | None = None, difference: str = "",
     ) -> NoReturn: ...
 
     def hung(self, exc: OperationHung, envelopes: Collection[Envelope]) -> NoReturn: ...

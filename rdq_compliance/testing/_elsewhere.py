@@ -58,7 +58,7 @@ def read_in_new_process(
             r.problem is None and r.value is None for r in answer.reads):
         rdq.fail(f"a new process found none of the {len(envelopes)} envelopes written to "
                  f"namespace {ns.name!r}: each read returned None ({WHY})",
-                 envelopes=envelopes[:1])
+                 envelopes=envelopes[:1], difference="not-durable")
     for env, read in zip(envelopes, answer.reads, strict=False):
         op = f"read({env.id!r}) in namespace {ns.name!r}, in a new process"
         if read.problem is not None:

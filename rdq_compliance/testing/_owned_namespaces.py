@@ -59,8 +59,9 @@ class Namespaces:
         self._lanes: dict[int, list[Namespace]] = {}
         """Thread id of a lane -> the handles it opened that are still open."""
         self.history: list[tuple[str, str, str]] = []
-        """What the test did, in order: ``("write", name, id)`` and ``("drop", name, "")``,
-        to say which storage semantics a read that found the wrong thing broke."""
+        """What the test did, in order: ``("write", name, id)``, ``("drop", name, "")`` and
+        ``("restart", "", "")``, to say which storage semantics a read that found the
+        wrong thing broke."""
 
     def semantics(self, name: str, id: str, *, found: bool,
                   overwrites: Callable[[], bool | None] | None = None) -> str:
@@ -68,9 +69,10 @@ class Namespaces:
         ``id`` in ``name`` that found something where nothing was written (``found``) or
         nothing where an envelope was: what happened since the write tells which
         requirement broke; "" when it tells nothing. Where a drop (of ``name`` before the
-        write, of another namespace after it) and a write of another id to ``name`` after
-        it could both have taken the envelope, ``overwrites`` (a probe: does writing
-        another id lose an envelope?) tells which did."""
+        write, of another namespace after it) or a restart after it, and a write of
+        another id to ``name`` after it, could both have taken the envelope,
+        ``overwrites`` (a probe: does writing another id lose an envelope?) tells which
+        did."""
         events = list(self.history)
         last = max((i for i, e in enumerate(events) if e == ("write", name, id)), default=-1)
         after = events[last + 1:]
@@ -83,15 +85,16 @@ class Namespaces:
             return ""
         if last < 0:
             return ""
-        drop = ("lost-after-drop" if ("drop", name, "") in events[:last]
+        loss = ("lost-after-drop" if ("drop", name, "") in events[:last]
                 else "taken-by-drop" if any(k == "drop" and n != name for k, n, _ in after)
+                else "not-durable" if ("restart", "", "") in after
                 else "")
         rewritten = any(k == "write" and n == name and i != id for k, n, i in after)
-        if drop and rewritten and overwrites is not None:
+        if loss and rewritten and overwrites is not None:
             lost = overwrites()
             if lost is not None:
-                return "overwritten" if lost else drop
-        return drop or ("overwritten" if rewritten else "")
+                return "overwritten" if lost else loss
+        return loss or ("overwritten" if rewritten else "")
 
     def written_elsewhere(self, name: str, id: str, got: Envelope) -> str | None:
         """The namespace of this test, other than ``name``, that was written ``got``
@@ -241,6 +244,7 @@ class Namespaces:
         __tracebackhide__ = True
         rdq = self.rdq
         self.close_all()
+        self.history.append(("restart", "", ""))
         try:
             rdq.runtime.restart(between)
         except OperationHung as exc:

@@ -148,19 +148,25 @@ def symptom_of(
         # parsed back): the place's defect, as for an object read back as a string.
         difference = "type"
     change = _change(difference, first.expected, first.actual)
-    summary = _summary(first)
-    if change == NULL_OMITTED:
-        summary = short(f"{summary} (it held null)")
+    if change == NULL_OMITTED and not _only_nulls_lost(expected, actual):
+        change = ""  # a store that loses fields, the null ones among them
     return Symptom(
         pointer=first.pointer or "/",
         pattern=pointer_pattern(first.pointer) or "/",
         kind=_kind(first),
         clause=clause,
-        summary=summary,
+        summary=_summary(first),
         diff="\n".join(lines),
         difference=difference,
         change=change,
     )
+
+
+def _only_nulls_lost(expected: Envelope | None, actual: Envelope | None) -> bool:
+    """Every field the read lost held null (not only the first difference's)."""
+    if not isinstance(expected, Envelope) or not isinstance(actual, Envelope):
+        return False
+    return all(d.expected is None for d in diff(expected, actual) if d.kind == "missing")
 
 
 def _any_json(pointer: str) -> bool:

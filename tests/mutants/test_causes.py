@@ -53,6 +53,8 @@ CASES = {
     "detail_stringified": "RDQ-UF-006",
     # booleans kept as 0/1 wherever they are (detail, unknown fields at every level)
     "mysql_boolean_tinyint": "RDQ-UF-001",
+    # nothing kept outside the process: gone after a restart and from a new process
+    "durable_claimed_memory_only": "RDQ-RT-003",
 }
 _FULL: list[KitResult] = []
 _STOPPED: dict[str, KitResult] = {}
@@ -186,3 +188,12 @@ def test_a_store_refusing_one_kind_of_value_is_one_cause_whatever_the_check_wrot
     plugin = _full().plugin(by_id("mysql_strict_utf8mb3").label)
     assert [(c["requirement"], c["kind"], c["failures"]) for c in plugin["causes"]] == [
         ("RDQ-RT-006", "write refused: StorageError INTERNAL", len(_failed_tests(plugin)))]
+
+
+def test_a_store_that_keeps_nothing_is_one_cause_in_every_durability_check() -> None:
+    """RDQ-RT-003 (C15): reads after a restart and a new process that found nothing are
+    one defect ("not-durable"), not one cause per check's wording."""
+    plugin = _full().plugin(by_id("durable_claimed_memory_only").label)
+    assert [(c["requirement"], c["failures"]) for c in plugin["causes"]] == [
+        ("RDQ-RT-003", len(_failed_tests(plugin)))], plugin["causes"]
+    assert len(_failed_tests(plugin)) >= 2

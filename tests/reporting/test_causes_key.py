@@ -373,11 +373,11 @@ def test_nulls_left_out_at_every_level_are_one_cause() -> None:
     in_error = _symptom(_env(attempts=_error(extra={"x_e": None})), _env())
     assert [s.pattern for s in (top, in_attempt, in_error)] == [
         "/*", "/attempts/*/*", "/attempts/*/error/*"]
-    assert top.summary.endswith("(it held null)")
     causes, index = causes_of([("t::a", "RDQ-UF-002", in_attempt),
                                ("t::e", "RDQ-UF-003", in_error), ("t::t", "RDQ-UF-001", top)])
     assert [(c["requirement"], c["pointer"], c["failures"]) for c in causes] == [
         ("RDQ-UF-001", "/*", 3)]
+    assert causes[0]["summary"].endswith("missing (every field lost held null)")
     assert set(index) == {"t::a", "t::e", "t::t"}
     # The attempts also lost a value that was not null: that level's loss is its own.
     lost = _symptom(_env(attempts=(dataclasses.replace(attempt, extra={"x_a": 1}),)), _env())
@@ -385,4 +385,6 @@ def test_nulls_left_out_at_every_level_are_one_cause() -> None:
                           ("t::t", "RDQ-UF-001", top)])
     assert sorted((c["requirement"], c["failures"]) for c in apart) == [
         ("RDQ-UF-001", 1), ("RDQ-UF-002", 2)]
+    mixed = next(c for c in apart if c["requirement"] == "RDQ-UF-002")
+    assert "null" not in mixed["summary"]  # one of its losses held 1
     assert cause_key(_symptom(_env(extra={"x_top": 1}), _env(extra={}))) == cause_key(top)

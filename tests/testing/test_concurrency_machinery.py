@@ -268,6 +268,7 @@ def test_what_a_read_of_no_version_holds_is_told() -> None:
     assert key.mixture(dataclasses.replace(v2, headers=other.headers)) == "crossed"
     assert key.mixture(dataclasses.replace(v2, queue="q.mangled")) == ""
     assert key.mixture(dataclasses.replace(v2, headers={}, attempts=(), extra={})) == ""
+    assert key.mixture(dataclasses.replace(v2, queue=7, payload=None, headers=[])) == ""
     history, hkey = history_with([])
     history.reads.append((hkey, Op("r0", "read", hkey.id, 31, 35, got=dataclasses.replace(
         version(hkey.n, 1), attempts=version(hkey.n, 0).attempts))))

@@ -37,6 +37,9 @@ def D(name: str) -> tuple[str, str, str]:
     return ("drop", name, "")
 
 
+R = ("restart", "", "")
+
+
 @pytest.mark.parametrize(("history", "name", "id", "found", "expected"), [
     # found something where nothing was written
     ([W("a", "1"), D("a")], "a", "1", True, "survived-drop"),  # a drop left it
@@ -47,6 +50,8 @@ def D(name: str) -> tuple[str, str, str]:
     ([W("a", "1"), D("b")], "a", "1", False, "taken-by-drop"),
     ([W("a", "0"), D("a"), W("a", "1")], "a", "1", False, "lost-after-drop"),
     ([W("a", "1"), W("a", "2")], "a", "1", False, "overwritten"),
+    ([W("a", "1"), R], "a", "1", False, "not-durable"),  # closed and opened again
+    ([R, W("a", "1")], "a", "1", False, ""),  # a restart before the write tells nothing
     ([W("a", "1"), W("b", "2")], "a", "1", False, ""),  # nothing tells: the test's own
     ([W("a", "1")], "a", "1", False, ""),
     # a drop before the write, in another namespace, tells nothing
@@ -75,6 +80,8 @@ def _never() -> bool | None:
     ([W("a", "1"), D("b"), W("a", "2")], None, "taken-by-drop"),  # it told nothing
     ([D("a"), W("a", "1"), W("a", "2")], True, "overwritten"),
     ([D("a"), W("a", "1"), W("a", "2")], False, "lost-after-drop"),
+    ([W("a", "1"), W("a", "2"), R], True, "overwritten"),  # RDQ-RT-003's test, too
+    ([W("a", "1"), W("a", "2"), R], False, "not-durable"),
 ])
 def test_a_probe_tells_a_drop_from_an_overwrite(
     history: list[tuple[str, str, str]], answer: bool | None, expected: str
