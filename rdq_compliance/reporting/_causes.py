@@ -238,17 +238,14 @@ def _join_wider(groups: dict[CauseKey, list[tuple[str, str, Symptom]]]) -> set[s
     same class and change where the run found one; alone it stays a cause of its own.
     Returns the node ids of the failures that joined: the cause is named and shown by
     the wider row's own failures, however many joined it."""
-    rows = {_row(rule): rule for rule in DEFECT_RULES}
+    rows = _rows()
     joined: set[str] = set()
     for key in list(groups):
         rule = rows.get(key[0])
         wider = wider_rule(rule, key[1]) if rule is not None else None
         target = None if wider is None else (_row(wider), key[1], key[2])
         if target is not None and target in groups:
-            moved = groups.pop(key)
-            joined.update(n for n, _, _ in moved)
-            groups[target].extend(moved)
-            groups[target].sort(key=lambda m: m[0])  # by node id, as grouped
+            joined |= _move(groups, key, target)
     return joined
 
 
@@ -259,7 +256,7 @@ def _join_omitted_nulls(groups: dict[CauseKey, list[tuple[str, str, Symptom]]]) 
     (the fewest pointer tokens: the top level's; ties: :func:`requirement_rank`). Returns
     the node ids that joined it. A row where a non-null value was lost too is a loss of
     its own and stays apart."""
-    rows = {_row(rule): rule for rule in DEFECT_RULES}
+    rows = _rows()
     omitted = [key for key, members in groups.items()
                if key[1] == "missing" and key[0] in rows
                and all(s.change == NULL_OMITTED for _, _, s in members)]
@@ -270,16 +267,27 @@ def _join_omitted_nulls(groups: dict[CauseKey, list[tuple[str, str, Symptom]]]) 
     joined: set[str] = set()
     for key in omitted:
         if key != target:
-            moved = groups.pop(key)
-            joined.update(n for n, _, _ in moved)
-            groups[target].extend(moved)
-    groups[target].sort(key=lambda m: m[0])  # by node id, as grouped
+            joined |= _move(groups, key, target)
     return joined
+
+
+def _move(groups: dict[CauseKey, list[tuple[str, str, Symptom]]], key: CauseKey,
+          target: CauseKey) -> set[str]:
+    """The failures of cause ``key`` join cause ``target``; returns their node ids."""
+    moved = groups.pop(key)
+    groups[target].extend(moved)
+    groups[target].sort(key=lambda m: m[0])  # by node id, as grouped
+    return {n for n, _, _ in moved}
 
 
 def _row(rule: DefectRule) -> str:
     """A row of the table as :func:`cause_key` names it."""
     return f"{rule.pointer} {rule.difference} {rule.requirement}"
+
+
+def _rows() -> dict[str, DefectRule]:
+    """Each row of the table by the name :func:`_row` gives it."""
+    return {_row(rule): rule for rule in DEFECT_RULES}
 
 
 def _specificity(rid: str, clause: str) -> tuple[int, int]:

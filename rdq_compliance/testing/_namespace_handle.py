@@ -44,6 +44,9 @@ MAX_OPEN_ADAPTERS = 4
 """Adapters one kit process keeps open at once outside the concurrency lanes."""
 
 
+_UNTOLD = object()
+"""What a probe (``Namespace._probe``) returns when it could not tell anything."""
+
 _ADDED = frozenset({"changed", "unexpected", "type"})
 """Kinds of difference that put into a read what its envelope did not hold."""
 
@@ -274,12 +277,8 @@ class Namespace:
         if not any(e == got for e in earlier):
             return None
         probe = dataclasses.replace(expected, id=id_from_int(secrets.randbits(80)))
-        runtime = self.rdq.runtime  # straight to the guard: a probe never fails the test
-        try:
-            if runtime.call("probe write", self.adapter.write, private_copy(probe)) is not None:
-                return None
-            back = runtime.call("probe read", self.adapter.read, probe.id)
-        except Exception:  # a refusal, a hang, an exception: the probe tells nothing
+        back = self._probe([probe])
+        if back is _UNTOLD:
             return None
         if back == probe:
             return True
@@ -291,15 +290,21 @@ class Namespace:
         written (False), else None (the probe tells nothing; it never fails the test)."""
         first, second = (dataclasses.replace(like, id=id_from_int(secrets.randbits(80)))
                          for _ in range(2))
+        back = self._probe([first, second])
+        return True if back is None else False if back == first else None
+
+    def _probe(self, envelopes: list[Envelope]) -> Any:
+        """Write ``envelopes`` in turn and read the first back, straight through the guard
+        (a probe never fails the test): what the read returned, or ``_UNTOLD`` when a
+        write was refused or a call hung or raised."""
         runtime = self.rdq.runtime
         try:
-            for env in (first, second):
+            for env in envelopes:
                 if runtime.call("probe write", self.adapter.write, private_copy(env)) is not None:
-                    return None
-            back = runtime.call("probe read", self.adapter.read, first.id)
+                    return _UNTOLD
+            return runtime.call("probe read", self.adapter.read, envelopes[0].id)
         except Exception:  # a refusal, a hang, an exception: the probe tells nothing
-            return None
-        return True if back is None else False if back == first else None
+            return _UNTOLD
 
     def _semantic_symptom(self, id: str, summary: str, *, found: bool,
                           like: Envelope | None = None) -> Symptom | None:

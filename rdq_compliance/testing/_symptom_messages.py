@@ -67,37 +67,29 @@ def symptom_of_failure(message: str, envelopes: Iterable[object] = ()) -> Sympto
     op_match = _CALL.search(body) or _OPERATION.match(body)
     op = op_match.group("op") if op_match else "call"
     lines = [ln for ln in message.splitlines() if ln.strip()][1:DIFF_LINES + 1]
+
+    def refusal(code: str, summary: str) -> Symptom:
+        # Refusals group by operation and C17 code (issue 21 §1): one store refusing
+        # for one reason answers several checks with different words around it.
+        return Symptom(pointer="/", pattern="/", clause="C17", diff="\n".join(lines),
+                       summary=short(summary), kind=f"{op} refused: StorageError {code}",
+                       difference="refused", triggers=_triggers(envelopes))
+
     err = _STORAGE_ERROR.search(body)
     if err is not None and ("refused" in body or "raised" in body):
         text = _unquote(err.group("msg"))
-        return Symptom(
-            pointer="/", pattern="/", clause="C17", diff="\n".join(lines),
-            summary=short(f"{op} refused with {err.group('code')}: {text}"),
-            # Refusals group by operation and C17 code (issue 21 §1): one store refusing
-            # for one reason answers several checks with different words around it.
-            kind=f"{op} refused: StorageError {err.group('code')}",
-            difference="refused", triggers=_triggers(envelopes),
-        )
+        return refusal(err.group("code"), f"{op} refused with {err.group('code')}: {text}")
     code = _REFUSED_CODE.search(body)
     if code is not None:
-        return Symptom(
-            pointer="/", pattern="/", clause="C17", diff="\n".join(lines),
-            summary=short(body), kind=f"{op} refused: StorageError {code.group('code')}",
-            difference="refused", triggers=_triggers(envelopes),
-        )
+        return refusal(code.group("code"), body)
     raised = _RAISED.search(body)
-    refusal = None if raised is None else _RAISED_CODE.match(raised.group("msg"))
-    if raised is not None and refusal is not None and (
+    carried = None if raised is None else _RAISED_CODE.match(raised.group("msg"))
+    if raised is not None and carried is not None and (
             raised.group("type").rpartition(".")[2] == "StorageError"):
         # A StorageError that surfaced as an exception (a check that allows none, a new
         # process's read) is the refusal it carries: one cause with the same refusals.
-        return Symptom(
-            pointer="/", pattern="/", clause="C17", diff="\n".join(lines),
-            summary=short(f"{op} refused with {refusal.group('code')}: "
-                          f"{refusal.group('msg')}"),
-            kind=f"{op} refused: StorageError {refusal.group('code')}",
-            difference="refused", triggers=_triggers(envelopes),
-        )
+        return refusal(carried.group("code"),
+                       f"{op} refused with {carried.group('code')}: {carried.group('msg')}")
     if raised is not None:
         return Symptom(
             pointer="/", pattern="/", clause="", diff="\n".join(lines),
