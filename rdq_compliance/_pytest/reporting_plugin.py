@@ -36,8 +36,8 @@ from ..reporting import (
     terminal_lines,
     terminal_safe,
 )
-from ..reporting._causes import Symptom
 from ..reporting._clauses_text import is_absolute_url
+from ..reporting._symptom import Symptom
 from ..reporting._verdict import in_other_shards
 from ..testing._failures import CheckFailed, OperationHung, find_failure
 from ..testing._symptoms import symptom_of_exception

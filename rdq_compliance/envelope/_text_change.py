@@ -4,7 +4,7 @@ One storage defect changes every string it touches the same way: U+0000 stripped
 trailing spaces trimmed, the text normalised to NFC, CR LF turned into LF, UTF-8
 re-read as Latin-1. Where the string sits (a header, an unknown field, the error
 message) and what it held differ from test to test; the change does not. The root
-causes group round trips by it (``reporting._causes.cause_key``), so one defect reads
+causes group round trips by it (``reporting._symptom.cause_key``), so one defect reads
 as one cause however many fields and strings show it.
 
 Each nature is a transformation of the string written: the first whose result is the

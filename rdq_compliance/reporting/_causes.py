@@ -1,60 +1,39 @@
 """Root causes: every failure grouped by what actually went wrong (issues 14 §1, 21 §1-2).
 
-A failed kit test carries a :class:`Symptom`. For a round trip that read back something
-else it is the first difference (pointer generalised to ``/attempts/*/error/detail``,
-the class of difference, the nature of the change, the clause); for a store that
-refused a valid envelope or raised, the operation, the exception or C17 code with its
-message's variable parts masked, and the classes of value the envelope held
-(:data:`TRIGGERS`); for any other failure, its exception and masked first line. One
-storage defect fails hundreds of tests across many requirements, at many places and in
-many strings; grouping them by the table's row and the nature of the change
-(:func:`cause_key`) shows the one cause.
+A failed kit test carries a :class:`~rdq_compliance.reporting._symptom.Symptom`: its
+first difference, refusal or exception. One storage defect fails hundreds of tests
+across many requirements, at many places and in many strings; grouping them by the
+table's row and the nature of the change (``_symptom.cause_key``), then joining the
+keys the run shows to be one defect (``_cause_joins``), shows the one cause.
 
 The requirement of a cause comes from the one table (:data:`DEFECT_RULES`, kept in the
 envelope core beside the diff it tags): the defect's nature decides, not which test
 saw it first. A cause the table does not name (a namespace a drop took with it) is
 the requirement of its failing tests.
-
-Plain values only: the pytest layer builds the symptoms, this module groups them.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from .._requirements import get_requirement
-from ..envelope._diagnosis import (
-    DEFECT_RULES,
-    DefectRule,
-    find_rule,
-    requirement_rank,
-    wider_rule,
-)
-from ..envelope._json import JSON_TYPE_NAMES
+from ..envelope._diagnosis import find_rule
 from ..envelope._triggers import TRIGGERS
+from ._cause_joins import Groups, join_losses, join_omitted_nulls, join_wider
+from ._symptom import NULL_OMITTED, Symptom, cause_key, cause_signature
 
 __all__ = [
-    "LOST_TO_NULL",
-    "NULL_OMITTED",
     "SPEC_URL",
-    "CauseKey",
-    "Symptom",
-    "cause_key",
     "cause_line",
-    "cause_signature",
     "causes_headline",
     "causes_of",
     "clause_link",
+    "diagnose",
     "explained_by",
-    "fallback_symptom",
     "group_causes",
-    "mask",
     "short_pointer",
 ]
 
@@ -66,228 +45,6 @@ every clause id the kit prints links to ``SPEC_URL#c<n>``."""
 def clause_link(clause: str, base: str = SPEC_URL) -> str:
     """The address of ``clause`` (``C3`` -> ``docs/spec/clarifications.md#c3``)."""
     return f"{base}#{clause.strip().lower()}"
-
-
-@dataclass(frozen=True, slots=True)
-class Symptom:
-    """What one failed test found: its first difference, refusal or exception."""
-
-    pointer: str
-    """The JSON pointer as found (``/attempts/0/error/detail``); for a refusal or an
-    exception, where the envelopes differ from what the store took (else ``/``)."""
-    pattern: str
-    """The pointer with array indexes and generated key names as ``*``."""
-    kind: str
-    """What differs, without the field: ``instant changed``, ``header missing``; for a
-    refusal ``write refused: StorageError INTERNAL <message, masked>``."""
-    clause: str
-    """The clause(s) the difference breaks, space-separated (``C3``, ``C10``)."""
-    summary: str
-    """One line for people: ``instant changed by -117 ms``."""
-    diff: str
-    """The first lines of the diff (or the message), as the failure shows them."""
-    difference: str = ""
-    """The class of difference (``DIFFERENCES`` of the table: ``instant``, ``refused``,
-    ``raised``, ...); "" for a failure that is neither (a semantics check)."""
-    triggers: str = ""
-    """Refusals and exceptions: the value classes (``TRIGGERS``) of the envelopes the
-    failing call was given, space-separated."""
-    change: str = ""
-    """The nature of the change, which the root causes group by (:func:`cause_key`): for
-    a string (or a key) read back changed, what happened to it (``U+0000 stripped``,
-    ``normalised to NFC``: ``envelope._text_change``); for null against an empty value,
-    which way (``empty read as null``); for an invalid read, the violation code; ""
-    when the class says it all (and in reports written before it was recorded)."""
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> Symptom | None:
-        """The symptom in ``text``, or None when it is not one (never raises)."""
-        try:
-            return cls.from_mapping(json.loads(text))
-        except (ValueError, TypeError, KeyError, AttributeError):
-            return None
-
-    @classmethod
-    def from_mapping(cls, doc: Mapping[str, Any], **given: str) -> Symptom:
-        """The symptom a record holds (a test's ``cause`` in a report): each field it
-        has, one it lacks or holds as null (a report written before the field was)
-        its default, ``given`` over both. Raises TypeError when a field with no
-        default is missing."""
-        found = {f.name: str(doc[f.name]) for f in fields(cls) if doc.get(f.name) is not None}
-        return cls(**{**found, **given})
-
-
-# -- masking the variable parts of a message ---------------------------------------------
-
-_MASKS = (
-    (re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\""), "'…'"),  # quoted values
-    (re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b"), "<id>"),  # ULIDs
-    (re.compile(r"\bt[0-9a-f]{8}\d*w[0-9a-f]+\b"), "<namespace>"),  # the kit's namespaces
-    # The JSON type of a value the store got wrong (the kit's own validator, which the
-    # plugin may raise: "/id: expected a string, got an array"): the value drawn decides it.
-    (re.compile(r"\bgot (?:" + "|".join(JSON_TYPE_NAMES) + r")\b"), "got <a JSON type>"),
-    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<n>"),
-    (re.compile(r"(?<![\w.])[-+]?\d[\d_,.]*(?![\w])"), "<n>"),  # numbers
-    (re.compile(r"\(U\+[0-9A-F]{4,6}(?: U\+[0-9A-F]{4,6})*\)"), ""),
-)
-
-
-def mask(text: str) -> str:
-    """``text`` with ids, namespaces, numbers and quoted values masked, on one line:
-    two failures of one defect read the same."""
-    out = " ".join(text.split())
-    for pattern, repl in _MASKS:
-        out = pattern.sub(repl, out)
-    return " ".join(out.split())
-
-
-def fallback_symptom(message: str | None) -> Symptom:
-    """The symptom of a failure that carries none (a setup error, an assertion of the
-    suite, a hang): its masked first line, which the grouping then groups by."""
-    lines = [ln for ln in (message or "").splitlines() if ln.strip()]
-    # The kit's messages: "RDQ-… [MUST; …] title" then "plugin 'x': what happened".
-    body = next((ln for ln in lines if ln.startswith("plugin ")), lines[0] if lines else "")
-    body = body.split(": ", 1)[1] if body.startswith("plugin ") and ": " in body else body
-    first = body if len(body) <= 160 else body[:159] + "\u2026"
-    return Symptom(pointer="/", pattern="/", kind=mask(first)[:200] or "failed",
-                   clause="", summary=first or "failed", diff="\n".join(lines[:6]))
-
-
-# -- grouping ------------------------------------------------------------------------------
-
-
-CauseKey = tuple[str, str, str]
-"""What makes failures one cause (:func:`cause_key`)."""
-
-LOST_TO_NULL = "read as null"
-"""The nature (:attr:`Symptom.change`) of a value that came back null: lost."""
-
-NULL_OMITTED = "null omitted"
-"""The nature (:attr:`Symptom.change`) of a field whose value was null that did not come
-back (a serializer told to leave nulls out). It joins causes, never splits them
-(:func:`_join_omitted_nulls`): a store that loses every unknown field loses the null ones
-too, and its cause is one."""
-
-
-def cause_key(symptom: Symptom) -> CauseKey:
-    """What makes failures one cause: one storage defect, wherever and in whatever
-    string it shows (issue 21 §2). The root causes group by it, their signature is a
-    hash of it (:func:`cause_signature`) and the shrink budget (``testing._budget``)
-    cuts by it.
-
-    A difference the table (:data:`DEFECT_RULES`) names: its row, class and the nature
-    of the change (:attr:`Symptom.change`): U+0000 stripped from the error message, a
-    header value and a header key deep in the envelope is one cause. A row of the storage
-    semantics (pointer ``/``) that lists its classes is one defect whatever it found (a
-    drop that took every namespace loses both the envelopes before and after it).
-    Refusals and exceptions, whose row is the value class all refused envelopes share
-    (known only for the group), and what no row names: the kind (operation, type or C17
-    code and masked message) and its place (:func:`_place`), as before the table."""
-    difference = symptom.difference
-    if difference and difference not in ("refused", "raised"):
-        rule = find_rule(symptom.pattern, difference)
-        if rule is not None:
-            row = _row(rule)
-            if rule.pointer == "/" and rule.difference[0] not in "*~":
-                return (row, "", "")
-            change = "" if symptom.change == NULL_OMITTED else symptom.change
-            return (row, difference, change)
-    return ("", symptom.kind, _place(symptom.pattern))
-
-
-def _place(pattern: str) -> str:
-    """What tells causes of one clause and kind apart: nothing for a field the envelope
-    defines (the timestamps at the top and in attempts are one cause), the object for a
-    generated key (unknown fields lost at the top and in attempts are two)."""
-    parent, _, leaf = pattern.rpartition("/")
-    return parent if leaf == "*" else ""
-
-
-def _join_losses(groups: dict[CauseKey, list[tuple[str, str, Symptom]]]) -> None:
-    """An empty value read as null where values of the same kind at the same place
-    were lost to null (a store that drops ``detail`` loses ``{}`` and ``{"a": 1}``
-    alike) is that loss, not an empty/null confusion (RDQ-RT-010): its failures join the
-    loss's cause. Where nothing else was lost (``""`` read as null), they stay apart."""
-    losses: dict[tuple[str, str], CauseKey] = {}
-    for key, members in groups.items():
-        for _, _, s in members:
-            if s.change == LOST_TO_NULL:
-                losses.setdefault((s.pattern, s.kind), key)
-    for key in [k for k in groups if k[1] == "empty-null"]:
-        kept = []
-        for member in groups[key]:
-            s = member[2]
-            loss = losses.get((s.pattern, s.kind)) if s.change != "null read as empty" else None
-            if loss is None:
-                kept.append(member)
-            else:
-                groups[loss].append(member)
-                groups[loss].sort(key=lambda m: m[0])  # by node id, as grouped
-        if kept:
-            groups[key] = kept
-        else:
-            del groups[key]
-
-
-def _join_wider(groups: dict[CauseKey, list[tuple[str, str, Symptom]]]) -> set[str]:
-    """A defect of a row that is one case of a wider row (``DefectRule.within``: a lost
-    ``payload_ref``, one of the unknown top-level fields) joins that row's cause of the
-    same class and change where the run found one; alone it stays a cause of its own.
-    Returns the node ids of the failures that joined: the cause is named and shown by
-    the wider row's own failures, however many joined it."""
-    rows = _rows()
-    joined: set[str] = set()
-    for key in list(groups):
-        rule = rows.get(key[0])
-        wider = wider_rule(rule, key[1]) if rule is not None else None
-        target = None if wider is None else (_row(wider), key[1], key[2])
-        if target is not None and target in groups:
-            joined |= _move(groups, key, target)
-    return joined
-
-
-def _join_omitted_nulls(groups: dict[CauseKey, list[tuple[str, str, Symptom]]]) -> set[str]:
-    """Where the run lost fields at several rows of the table (the top level, attempts,
-    errors) and every field lost at each of them held null, the store leaves nulls out
-    (Jackson's ``NON_NULL``, ``omitempty``): one defect, the cause of the outermost row
-    (the fewest pointer tokens: the top level's; ties: :func:`requirement_rank`). Returns
-    the node ids that joined it. A row where a non-null value was lost too is a loss of
-    its own and stays apart."""
-    rows = _rows()
-    omitted = [key for key, members in groups.items()
-               if key[1] == "missing" and key[0] in rows
-               and all(s.change == NULL_OMITTED for _, _, s in members)]
-    if len(omitted) < 2:
-        return set()
-    target = min(omitted, key=lambda k: (rows[k[0]].pointer.count("/"),
-                                         requirement_rank(rows[k[0]].requirement), k))
-    joined: set[str] = set()
-    for key in omitted:
-        if key != target:
-            joined |= _move(groups, key, target)
-    return joined
-
-
-def _move(groups: dict[CauseKey, list[tuple[str, str, Symptom]]], key: CauseKey,
-          target: CauseKey) -> set[str]:
-    """The failures of cause ``key`` join cause ``target``; returns their node ids."""
-    moved = groups.pop(key)
-    groups[target].extend(moved)
-    groups[target].sort(key=lambda m: m[0])  # by node id, as grouped
-    return {n for n, _, _ in moved}
-
-
-def _row(rule: DefectRule) -> str:
-    """A row of the table as :func:`cause_key` names it."""
-    return f"{rule.pointer} {rule.difference} {rule.requirement}"
-
-
-def _rows() -> dict[str, DefectRule]:
-    """Each row of the table by the name :func:`_row` gives it."""
-    return {_row(rule): rule for rule in DEFECT_RULES}
 
 
 def _specificity(rid: str, clause: str) -> tuple[int, int]:
@@ -327,14 +84,6 @@ def diagnose(symptom: Symptom) -> list[str]:
     return found
 
 
-def cause_signature(key: Sequence[str]) -> str:
-    """The stable name of a cause, for known-failures files: ``c`` and 12 hex digits of
-    a hash of its key (:func:`cause_key`), the same in every run (any profile, seed or
-    shard) that fails by that defect."""
-    text = "\x1f".join(" ".join(part.split()) for part in key)
-    return "c" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-
-
 _DEEP = re.compile(r"(?:/\*){6,}")
 
 
@@ -371,13 +120,13 @@ def causes_of(
     the value class all its refused envelopes share: ``trigger``); without one, the
     most specific failing requirement of the group.
     """
-    groups: dict[CauseKey, list[tuple[str, str, Symptom]]] = {}
+    groups: Groups = {}
     # By node id, not by arrival: every tie below (the pattern named, the example shown)
     # is then the same however the tests were ordered, dealt to xdist workers or shards.
     for nodeid, rid, s in sorted(failures, key=lambda f: f[0]):
         groups.setdefault(cause_key(s), []).append((nodeid, rid, s))
-    _join_losses(groups)
-    joined = _join_wider(groups) | _join_omitted_nulls(groups)
+    join_losses(groups)
+    joined = join_wider(groups) | join_omitted_nulls(groups)
     everywhere = Counter(rid for members in groups.values() for _, rid, _ in members)
     out: list[dict[str, Any]] = []
     members_of: list[list[str]] = []

@@ -17,9 +17,9 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from ._causes import Symptom, cause_key, cause_signature
 from ._model import PluginMeta, RunMeta, TestResult, TestStatus
 from ._report import Report, build_report
+from ._symptom import Symptom, cause_key, cause_signature
 from ._verdict import evaluate
 
 __all__ = ["MergeError", "merge_reports", "shard_note", "shard_of"]

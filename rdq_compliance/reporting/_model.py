@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ._causes import Symptom
+from ._symptom import Symptom
 
 __all__ = [
     "MESSAGE_MAX_CHARS",

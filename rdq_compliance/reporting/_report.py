@@ -23,9 +23,10 @@ from typing import Any
 
 from .._requirements import Level
 from ..envelope._deep import SURROGATE as _SURROGATE
-from ._causes import SPEC_URL, causes_of, explained_by, fallback_symptom
+from ._causes import SPEC_URL, causes_of, explained_by
 from ._model import RequirementStatus, RunMeta, TestResult
 from ._outage import outage_lines
+from ._symptom import fallback_symptom
 from ._verdict import PluginResult, plugin_verdict, worst
 
 __all__ = [

@@ -26,7 +26,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..reporting._causes import cause_key
+from ..reporting._symptom import cause_key
 from ._failures import CheckFailed, find_failure
 from ._symptoms import symptom_of_exception
 
@@ -67,7 +67,7 @@ def failure_signature(exc: BaseException) -> str | None:
     """What makes two failures one cause, as one line; None for no failure of a check
     (Hypothesis' own control exceptions, pytest outcomes): those are never cut short.
 
-    The key the root causes group by (``reporting._causes.cause_key``) of the failure's
+    The key the root causes group by (``reporting._symptom.cause_key``) of the failure's
     symptom (``testing._symptoms.symptom_of_exception``): for a round-trip difference the
     table's row, the class and the nature of the change (U+0000 stripped from any
     string is one signature); for a refusal or another exception the operation, type or

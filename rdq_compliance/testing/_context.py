@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import pytest
 
     from ..envelope._model import Envelope
-    from ..reporting._causes import Symptom
+    from ..reporting._symptom import Symptom
     from ._case import Case
     from ._exampledb import ExampleDb
     from ._failures import CheckFailed, OperationHung

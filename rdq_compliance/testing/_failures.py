@@ -21,7 +21,7 @@ from ..envelope._codec import encode, to_json
 from ..envelope._codes import CODE_CLAUSES, ViolationCode
 from ..envelope._model import Envelope
 from ..envelope._violations import Violation
-from ..reporting._causes import Symptom
+from ..reporting._symptom import Symptom
 from ..storage._protocol import ErrorCode, StorageError
 from ._symptoms import symptom_of_violation
 

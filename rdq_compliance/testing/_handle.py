@@ -18,7 +18,7 @@ import pytest
 from .._requirements import Requirement
 from ..envelope._diagnosis import DIFFERENCES
 from ..envelope._model import Envelope
-from ..reporting._causes import Symptom
+from ..reporting._symptom import Symptom
 from ..storage._protocol import StorageError, StorageInfo
 from ..storage._stdio import StdioStorage
 from . import _elsewhere, _lanes, _properties

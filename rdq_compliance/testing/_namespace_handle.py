@@ -34,7 +34,7 @@ from ._failures import (
 from ._symptoms import symptom_of, symptom_of_semantics, symptom_of_violation
 
 if TYPE_CHECKING:
-    from ..reporting._causes import Symptom
+    from ..reporting._symptom import Symptom
     from ._context import Context
 
 __all__ = ["MAX_OPEN_ADAPTERS", "Namespace", "Owner"]

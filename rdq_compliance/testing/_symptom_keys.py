@@ -18,7 +18,7 @@ from ..envelope._text_change import text_change
 from ..envelope._triggers import alike_field, has_alike_name
 from ..envelope._violations import pointer_token
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
-from ..reporting._causes import Symptom
+from ..reporting._symptom import Symptom
 from ._symptom_messages import short
 
 __all__ = [
@@ -200,8 +200,10 @@ MISSING = object()
 
 def value_at(obj: object, pointer: str) -> object:
     """The value at a JSON pointer of a model (fields, then unknown fields in
-    ``extra``), a mapping or a sequence; ``MISSING`` where there is none."""
-    for token in pointer.split("/")[1:]:
+    ``extra``), a mapping or a sequence; ``MISSING`` where there is none. The pointer's
+    tokens are escaped as RFC 6901 says (a header key ``a/b~`` is ``a~1b~0``)."""
+    for escaped in pointer.split("/")[1:]:
+        token = escaped.replace("~1", "/").replace("~0", "~")
         if isinstance(obj, Mapping):
             obj = obj.get(token, MISSING)
         elif isinstance(obj, list | tuple):

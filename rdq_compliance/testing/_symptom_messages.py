@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable
 
 from ..envelope._triggers import triggers_of
-from ..reporting._causes import Symptom, fallback_symptom, mask
+from ..reporting._symptom import Symptom, fallback_symptom, mask
 
 __all__ = ["DIFF_LINES", "short", "symptom_of_exception", "symptom_of_failure"]
 

@@ -1,4 +1,4 @@
-"""From what a failed check found to the :class:`~rdq_compliance.reporting.Symptom`
+"""From what a failed check found to the :class:`~rdq_compliance.reporting._symptom.Symptom`
 that travels with the failure to the report (root causes, issues 14 §1 and 21 §1):
 a difference read back, an invalid envelope, a refusal or exception of the plugin."""
 
@@ -17,7 +17,7 @@ from ..envelope._json import json_equal
 from ..envelope._model import Envelope
 from ..envelope._text_change import text_change
 from ..envelope._validate import Violation
-from ..reporting._causes import LOST_TO_NULL, NULL_OMITTED, Symptom
+from ..reporting._symptom import LOST_TO_NULL, NULL_OMITTED, Symptom
 from ._symptom_keys import (
     MISSING,
     alike_read,
@@ -104,6 +104,15 @@ def symptom_of(
         return Symptom(pointer="/", pattern="/", kind="earlier version read back",
                        clause="C13", summary="the version written before the rewrite came back",
                        diff="\n".join(lines), difference="stale")
+    if difference_class(first) == "unexpected" and _left_behind(expected, actual, earlier):
+        # Parts of the earlier version kept beside the rewrite (HSET without DEL, attempt
+        # rows never deleted): the rewrite's defect wherever they show, one cause with a
+        # rewrite ignored, not "unexpected" at each place.
+        return Symptom(pointer=first.pointer or "/", pattern=pointer_pattern(first.pointer) or "/",
+                       kind="kept from an earlier version", clause="C13",
+                       summary=short("kept from the version written before the rewrite: "
+                                     + _summary(first)),
+                       diff="\n".join(lines), difference="stale")
     if (isinstance(expected, Envelope) and isinstance(actual, Envelope)
             and first.pointer.startswith("/attempts") and _reordered(expected, actual)):
         got = [a.attempt_no for a in actual.attempts]
@@ -160,6 +169,19 @@ def symptom_of(
         difference=difference,
         change=change,
     )
+
+
+def _left_behind(expected: Envelope | None, actual: Envelope | None,
+                 earlier: Sequence[Envelope]) -> bool:
+    """Everything the read holds that was not written (each key, field or item the
+    diff calls unexpected) is what an earlier version of the id held at that place (not
+    always the same one: a store that merges every rewrite keeps keys of each)."""
+    if not isinstance(expected, Envelope) or not isinstance(actual, Envelope):
+        return False
+    extra = [d for d in diff(expected, actual) if d.kind == "unexpected"]
+    return bool(extra) and all(
+        any(json_equal(value_at(version, d.pointer), d.actual)
+            for version in earlier if version is not expected) for d in extra)
 
 
 def _only_nulls_lost(expected: Envelope | None, actual: Envelope | None) -> bool:

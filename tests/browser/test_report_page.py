@@ -104,8 +104,8 @@ def test_white_space_in_keys_and_values_shows_as_written(page: Page, tmp_path: P
     from dataclasses import replace
 
     from rdq_compliance.reporting import TestStatus, build_report, evaluate
-    from rdq_compliance.reporting._causes import Symptom
     from rdq_compliance.reporting._html import render_html
+    from rdq_compliance.reporting._symptom import Symptom
     from tests.reporting._synth import meta, passing, run_meta
 
     diff = "  /headers/k  : header 'k  ' missing: expected 'two  '  [C8 C4]"

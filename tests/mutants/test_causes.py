@@ -55,6 +55,8 @@ CASES = {
     "mysql_boolean_tinyint": "RDQ-UF-001",
     # nothing kept outside the process: gone after a restart and from a new process
     "durable_claimed_memory_only": "RDQ-RT-003",
+    # header keys of earlier versions kept beside each rewrite (HSET without DEL)
+    "upsert_merges_headers": "RDQ-ST-001",
 }
 _FULL: list[KitResult] = []
 _STOPPED: dict[str, KitResult] = {}
@@ -197,3 +199,14 @@ def test_a_store_that_keeps_nothing_is_one_cause_in_every_durability_check() -> 
     assert [(c["requirement"], c["failures"]) for c in plugin["causes"]] == [
         ("RDQ-RT-003", len(_failed_tests(plugin)))], plugin["causes"]
     assert len(_failed_tests(plugin)) >= 2
+
+
+def test_what_a_merging_rewrite_keeps_is_one_cause_wherever_it_shows() -> None:
+    """RDQ-ST-001 (C13): header keys of earlier versions read back beside a rewrite, in the
+    rewrite checks and in every round trip whose examples shared an id, are one cause
+    that says where they came from (not "unexpected header" beside "the version written
+    before the rewrite came back")."""
+    plugin = _full().plugin(by_id("upsert_merges_headers").label)
+    assert [(c["requirement"], c["failures"]) for c in plugin["causes"]] == [
+        ("RDQ-ST-001", len(_failed_tests(plugin)))], plugin["causes"]
+    assert "before the rewrite" in plugin["causes"][0]["summary"]

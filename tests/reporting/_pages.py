@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from rdq_compliance.reporting import TestResult, TestStatus, build_report, evaluate
-from rdq_compliance.reporting._causes import Symptom
+from rdq_compliance.reporting._symptom import Symptom
 
 from ._synth import meta, passing, run_meta
 

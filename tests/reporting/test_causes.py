@@ -11,13 +11,9 @@ import pytest
 
 from rdq_compliance import Difference
 from rdq_compliance.reporting import TestResult, TestStatus, render_markdown, terminal_lines
-from rdq_compliance.reporting._causes import (
-    SPEC_URL,
-    Symptom,
-    clause_link,
-    group_causes,
-)
+from rdq_compliance.reporting._causes import SPEC_URL, clause_link, group_causes
 from rdq_compliance.reporting._markdown import md_cell, md_clause_links, md_clauses
+from rdq_compliance.reporting._symptom import Symptom
 from rdq_compliance.testing._symptoms import pointer_pattern, symptom_of
 
 from ._synth import meta, passing, report_for, validate_schema

@@ -1,6 +1,6 @@
 """One defect reads as one defect (issue 21 §2): what makes failures one root cause.
 
-The key (``reporting._causes.cause_key``) is the diagnosis table's row, the class of
+The key (``reporting._symptom.cause_key``) is the diagnosis table's row, the class of
 difference and the nature of the change (``envelope._text_change``): the same string
 defect at different places and in different strings is one cause, two defects at the
 same place are two; the signature is a hash of the key, the same in any run. The real
@@ -22,15 +22,8 @@ from rdq_compliance import Attempt, Envelope, ErrorInfo, Outcome, Status
 from rdq_compliance.envelope._diff import diff
 from rdq_compliance.envelope._text_change import text_change
 from rdq_compliance.envelope._violations import Violation, ViolationCode
-from rdq_compliance.reporting._causes import (
-    Symptom,
-    cause_key,
-    cause_line,
-    cause_signature,
-    causes_of,
-    group_causes,
-    short_pointer,
-)
+from rdq_compliance.reporting._causes import cause_line, causes_of, group_causes, short_pointer
+from rdq_compliance.reporting._symptom import Symptom, cause_key, cause_signature
 from rdq_compliance.testing._symptoms import (
     symptom_of,
     symptom_of_failure,

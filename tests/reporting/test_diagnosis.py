@@ -14,7 +14,8 @@ from rdq_compliance import Difference, to_json
 from rdq_compliance.envelope._diagnosis import DEFECT_RULES, difference_class, find_rule
 from rdq_compliance.envelope._triggers import TRIGGERS, triggers_of
 from rdq_compliance.reporting import TestResult, TestStatus, render_markdown, terminal_lines
-from rdq_compliance.reporting._causes import Symptom, group_causes, mask
+from rdq_compliance.reporting._causes import group_causes
+from rdq_compliance.reporting._symptom import Symptom, mask
 from rdq_compliance.testing._symptoms import symptom_of, symptom_of_failure
 
 from ._synth import meta, passing, report_for, validate_schema
@@ -316,6 +317,50 @@ def test_an_ignored_rewrite_is_told_from_a_lossy_store():
     assert find_rule(s.pattern, s.difference).requirement == "RDQ-UF-001"
 
 
+def test_what_earlier_versions_left_beside_a_rewrite_is_the_rewrites_defect():
+    """RDQ-ST-001 (C13): header keys, unknown fields or attempts that earlier versions of
+    the id held, read back beside the rewrite (HSET without DEL, rows never deleted), are
+    the rewrite's defect at every place, one cause with an ignored rewrite; what no
+    earlier version held stays an unexpected key of its own."""
+    from dataclasses import replace
+
+    from rdq_compliance.envelope._diff import diff
+    from rdq_compliance.reporting._symptom import cause_key
+    from rdq_compliance.testing import base_envelope, with_attempt
+
+    first = replace(base_envelope(1), headers={"a/b~": "1"}, extra={"x": [True]})
+    second = replace(base_envelope(1), headers={"k": "v"}, extra={"y": 1})
+    third = replace(base_envelope(1), headers={})
+    # each version's keys kept: the read holds what two earlier versions held; the
+    # key with '/' and '~' is escaped in its pointer (/headers/a~1b~0)
+    read = replace(third, headers={"a/b~": "1", "k": "v"}, extra={"x": [True], "y": 1})
+    found = diff(third, read)
+    assert [d.pointer for d in found][:2] == ["/headers/a~1b~0", "/headers/k"]
+    s = symptom_of(found[0], "", [], expected=third, actual=read, earlier=[first, second])
+    assert (s.difference, s.pattern) == ("stale", "/headers/*")
+    assert find_rule(s.pattern, s.difference).requirement == "RDQ-ST-001"
+    assert s.summary.startswith("kept from the version written before the rewrite: ")
+    ignored = symptom_of(found[0], "", [], expected=third, actual=read, earlier=[first, second],
+                         rewrite_ignored=True)
+    assert cause_key(s) == cause_key(ignored)
+    # attempts of an earlier version past the rewrite's own
+    one = with_attempt(base_envelope(2), attempt_no=1)
+    longer = replace(one, attempts=(*one.attempts, replace(one.attempts[0], attempt_no=2)))
+    kept = replace(one, attempts=longer.attempts)
+    d = diff(one, kept)[0]
+    assert symptom_of(d, "", [], expected=one, actual=kept, earlier=[longer]).difference == (
+        "stale")
+    # a value no earlier version held there (True for [True]), a key none held: unexpected
+    for wrong in ({"x": True, "y": 1}, {"x": [True], "y": 1, "z": 1}):
+        other = replace(read, headers={}, extra=wrong)
+        d = diff(third, other)[0]
+        assert symptom_of(d, "", [], expected=third, actual=other,
+                          earlier=[first, second]).difference == "unexpected", wrong
+    # no earlier version at all: unexpected
+    s = symptom_of(found[0], "", [], expected=third, actual=read)
+    assert s.difference == "unexpected"
+
+
 def test_reversed_attempts_are_one_reordered_symptom():
     from dataclasses import replace
 
@@ -518,7 +563,7 @@ def test_every_cut_of_a_short_column_is_one_cause():
     character before the marker by cutting just that character: that reads as "astral
     characters replaced" too, but it is a cut, the same cause as every other cut of that
     column (RDQ-TR-001), cut at 4,095 bytes or plainly."""
-    from rdq_compliance.reporting._causes import cause_key
+    from rdq_compliance.reporting._symptom import cause_key
 
     def key(written: str, read: str) -> object:
         d = Difference("/attempts/0/error/message", "changed", written, read, "changed: x")
@@ -552,7 +597,7 @@ def test_a_value_kept_as_its_json_text_is_its_places_defect():
     """error.detail in a TEXT column never parsed back: an object comes back as a string
     and a string as its JSON text ('""' for ""): one cause, the detail's (RDQ-UF-006), as
     for an unknown field; a known string field read back JSON-encoded stays text."""
-    from rdq_compliance.reporting._causes import cause_key
+    from rdq_compliance.reporting._symptom import cause_key
 
     def symptom(pointer: str, written: object, read: object) -> Symptom:
         kind = "type" if type(written) is not type(read) else "changed"
@@ -573,7 +618,7 @@ def test_a_value_kept_as_its_json_text_is_its_places_defect():
 def test_booleans_read_back_as_numbers_are_one_cause_at_every_level():
     """A store that keeps booleans as 0/1 (MySQL's BOOLEAN is TINYINT(1)) changes them in
     detail and in unknown fields at every level alike: one cause, not one per level."""
-    from rdq_compliance.reporting._causes import cause_key
+    from rdq_compliance.reporting._symptom import cause_key
 
     keys = set()
     for pointer in ("/x_b", "/attempts/0/x_b", "/attempts/0/error/x_b",

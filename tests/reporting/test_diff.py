@@ -11,9 +11,9 @@ import pytest
 
 from rdq_compliance._cli import main
 from rdq_compliance.reporting import TestStatus, write_json
-from rdq_compliance.reporting._causes import Symptom
 from rdq_compliance.reporting._diff import diff_markdown, diff_reports, diff_text
 from rdq_compliance.reporting._model import TestResult
+from rdq_compliance.reporting._symptom import Symptom
 from tests.reporting._synth import MUSTS, meta, passing, report_for, run_meta
 
 UNGATED = [r for r in MUSTS if r.capability is None]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from rdq_compliance.reporting import TestStatus
-from rdq_compliance.reporting._causes import Symptom
 from rdq_compliance.reporting._github import (
     SUMMARY_LIMIT,
     escape_data,
@@ -14,6 +13,7 @@ from rdq_compliance.reporting._github import (
 )
 from rdq_compliance.reporting._markdown import render_markdown
 from rdq_compliance.reporting._model import TestResult
+from rdq_compliance.reporting._symptom import Symptom
 from tests.reporting._synth import MUSTS as ALL_MUSTS
 from tests.reporting._synth import SHOULDS, meta, passing, report_for
 

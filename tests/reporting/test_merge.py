@@ -7,9 +7,9 @@ from typing import Any
 import pytest
 
 from rdq_compliance.reporting import TestStatus, verify_report
-from rdq_compliance.reporting._causes import Symptom
 from rdq_compliance.reporting._merge import MergeError, merge_reports, shard_note, shard_of
 from rdq_compliance.reporting._model import TestResult
+from rdq_compliance.reporting._symptom import Symptom
 from tests.reporting._synth import MUSTS, meta, passing, report_for
 
 RID = next(r.id for r in MUSTS if r.capability is None)

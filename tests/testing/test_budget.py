@@ -17,7 +17,7 @@ from hypothesis.errors import UnsatisfiedAssumption
 import rdq_compliance._pytest.kit
 import rdq_compliance.strategies
 import rdq_compliance.suites._strategies  # noqa: F401
-from rdq_compliance.reporting._causes import Symptom
+from rdq_compliance.reporting._symptom import Symptom
 from rdq_compliance.testing import _properties
 from rdq_compliance.testing._budget import Established, Unshrunk, failure_signature
 from rdq_compliance.testing._failures import CheckFailed

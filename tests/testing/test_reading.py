@@ -9,7 +9,7 @@ import pytest
 
 from rdq_compliance import Difference, StorageUnavailable
 from rdq_compliance.envelope._clauses import clauses_for_pointer
-from rdq_compliance.reporting._causes import Symptom
+from rdq_compliance.reporting._symptom import Symptom
 from rdq_compliance.testing import CheckFailed
 from rdq_compliance.testing._case import save_case
 from rdq_compliance.testing._runtime import _unavailable_message
