@@ -17,6 +17,7 @@ from pathlib import Path
 from ._requirements import DEFECT_RULES, REQUIREMENTS, Requirement
 from ._spec import clause_target
 from .envelope._diagnosis import DIFFERENCES, DefectRule
+from .envelope._text_change import WIDER_CHANGES
 from .envelope._triggers import TRIGGERS
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "docs" / "requirements.md"
@@ -87,6 +88,11 @@ def _diagnosis_table(rules: Sequence[DefectRule]) -> list[str]:
                      f"| {rule.requirement}{within} | {clauses} |")
     lines += ["", "Kinds of difference:", ""]
     lines += [f"- `{name}`: {_cell(text)}" for name, text in DIFFERENCES.items()]
+    lines += ["", "A string changed in a way a wider change also makes on some strings (a "
+              "store that trims white space at both ends trims only the trailing spaces of "
+              "a string with no other white space) is one cause with that change where a "
+              "run finds both:", ""]
+    lines += [f"- {narrow} \u2192 {wide}" for narrow, wide in WIDER_CHANGES.items()]
     return lines
 
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
-__all__ = ["CHANGES", "text_change"]
+__all__ = ["CHANGES", "WIDER_CHANGES", "text_change"]
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _NON_ASCII = re.compile("[^\x00-\x7f]")
@@ -78,6 +78,21 @@ CHANGES: tuple[tuple[str, Callable[[str, str], bool]], ...] = (
     ("extended", lambda e, a: bool(e) and len(a) > len(e) and a.startswith(e)),
 )
 """The natures, in the order they are tried: name -> does it turn written into read."""
+
+
+WIDER_CHANGES: Mapping[str, str] = {
+    "trailing spaces trimmed": "trailing white space trimmed",
+    "trailing white space trimmed": "white space trimmed",
+    "CR LF turned into LF": "line ends normalised",
+    "normalised to NFC": "normalised to NFKC",
+    "normalised to NFD": "normalised to NFKD",
+    "astral characters replaced": "non-ASCII replaced",
+    "lower-cased": "case-folded",
+}
+"""Nature -> a wider one that reads as it on some strings: a store that trims all white
+space shows only "trailing spaces trimmed" on a string whose only white space is trailing
+spaces (tried first, the narrower nature names it). Where a run finds both, they are one
+defect, the wider (``reporting._cause_joins.join_natures``)."""
 
 
 def text_change(expected: str, actual: str) -> str:

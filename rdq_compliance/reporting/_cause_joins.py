@@ -11,9 +11,10 @@ failures of one key into another's; none splits a cause.
 from __future__ import annotations
 
 from ..envelope._diagnosis import requirement_rank, wider_rule
+from ..envelope._text_change import WIDER_CHANGES
 from ._symptom import LOST_TO_NULL, NULL_OMITTED, CauseKey, Symptom, row_name, rows_by_name
 
-__all__ = ["Groups", "join_losses", "join_omitted_nulls", "join_wider"]
+__all__ = ["Groups", "join_losses", "join_natures", "join_omitted_nulls", "join_wider"]
 
 Groups = dict[CauseKey, list[tuple[str, str, Symptom]]]
 """Failures ``(node id, requirement id, symptom)`` by the key of their cause."""
@@ -80,6 +81,25 @@ def join_omitted_nulls(groups: Groups) -> set[str]:
     joined: set[str] = set()
     for key in omitted:
         if key != target:
+            joined |= _move(groups, key, target)
+    return joined
+
+
+def join_natures(groups: Groups) -> set[str]:
+    """A string changed in a narrower way (``trailing spaces trimmed``) where the run found
+    a wider change (:data:`WIDER_CHANGES`: ``white space trimmed``) of the same row and
+    class is that change: a store that trims every string trims only the trailing spaces
+    of a string with no other white space. Its failures join the widest such cause the run
+    found; alone it stays a cause of its own. Returns the node ids that joined."""
+    joined: set[str] = set()
+    for key in list(groups):
+        target = None
+        wider = WIDER_CHANGES.get(key[2])
+        while wider is not None:
+            if (key[0], key[1], wider) in groups:
+                target = (key[0], key[1], wider)
+            wider = WIDER_CHANGES.get(wider)
+        if target is not None:
             joined |= _move(groups, key, target)
     return joined
 

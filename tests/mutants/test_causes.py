@@ -57,6 +57,8 @@ CASES = {
     "durable_claimed_memory_only": "RDQ-RT-003",
     # header keys of earlier versions kept beside each rewrite (HSET without DEL)
     "upsert_merges_headers": "RDQ-ST-001",
+    # Go's strings.TrimSpace on the error message and stack, behind the stdio bridge
+    "t_trim_space": "RDQ-RT-006",
 }
 _FULL: list[KitResult] = []
 _STOPPED: dict[str, KitResult] = {}
@@ -210,3 +212,12 @@ def test_what_a_merging_rewrite_keeps_is_one_cause_wherever_it_shows() -> None:
     assert [(c["requirement"], c["failures"]) for c in plugin["causes"]] == [
         ("RDQ-ST-001", len(_failed_tests(plugin)))], plugin["causes"]
     assert "before the rewrite" in plugin["causes"][0]["summary"]
+
+
+def test_a_store_trimming_white_space_is_one_cause_whatever_each_string_ended_with() -> None:
+    """RDQ-RT-006 (C4): strings.TrimSpace reads as "trailing spaces trimmed" on a message
+    that ended in spaces only and as "white space trimmed" on one with a leading tab: one
+    cause (three before the narrower changes joined the wider one)."""
+    plugin = _full().plugin(by_id("t_trim_space").label)
+    assert [(c["requirement"], c["failures"]) for c in plugin["causes"]] == [
+        ("RDQ-RT-006", len(_failed_tests(plugin)))], plugin["causes"]

@@ -128,6 +128,32 @@ def test_one_string_defect_at_many_places_is_one_cause(nature: str) -> None:
     assert cause["requirement"] == "RDQ-RT-006" and cause["failures"] == len(symptoms)
 
 
+def test_a_narrower_change_beside_the_wider_one_is_one_cause() -> None:
+    """RDQ-RT-006 (C4): a store that trims white space at both ends (Go's
+    strings.TrimSpace) reads as "trailing spaces trimmed" where a string's only white space
+    is trailing spaces, as "trailing white space trimmed" where it also ends in a line
+    break: one cause, the wider change's, where the run found it; alone, or beside another
+    kind of change, a narrower change stays a cause of its own."""
+    trimmed = {"pad  ": "trailing spaces trimmed", "x\n ": "trailing white space trimmed",
+               " y\t": "white space trimmed"}
+    symptoms = {}
+    for text, nature in trimmed.items():
+        changes = {"attempts": _error(message=text)}
+        symptoms[nature] = _symptom(_env(**changes), _store(str.strip, changes))
+        assert symptoms[nature].change == nature
+    assert len({cause_key(s) for s in symptoms.values()}) == 3  # three keys ...
+    failures = [(f"t{n}", "RDQ-RT-006", s) for n, s in enumerate(symptoms.values())]
+    (cause,) = group_causes(failures)  # ... one cause, named by the wider change's failure
+    assert cause["failures"] == 3 and cause["requirement"] == "RDQ-RT-006"
+    assert cause["summary"] == symptoms["white space trimmed"].summary
+    # without the widest, the two narrower are one cause too (the middle one's)
+    assert len(group_causes(failures[:2])) == 1
+    # a narrower change alone, or beside an unrelated one, stays its own
+    nfc = {"attempts": _error(message="e\u0301x")}
+    other = _symptom(_env(**nfc), _store(lambda t: unicodedata.normalize("NFC", t), nfc))
+    assert len(group_causes([failures[0], ("t9", "RDQ-RT-006", other)])) == 2
+
+
 def test_different_defects_at_one_place_are_different_causes() -> None:
     """The nature tells string defects apart at the same field; the class tells a
     string from an instant; the table's row tells unknown fields lost at the top from
