@@ -105,6 +105,32 @@ def test_answer_to_a_seq_never_sent_is_a_fault(script: Path, tmp_path: Path) -> 
         s.close()
 
 
+def test_a_request_that_finds_the_testee_killed_for_a_fault_reports_that_fault(
+    script: Path, tmp_path: Path
+) -> None:
+    """A lane that took the process before another lane's request saw a fault (and the
+    bridge killed the testee for it) finds it gone: that fault, its kind and first line,
+    not a crash of the testee ("killed by SIGKILL during idle time"), so that one defect
+    reads as one cause."""
+    s = storage(script, tmp_path, "ok")
+    try:
+        assert "concurrent" in s.info.capabilities  # started
+        proc = s._proc
+        assert proc is not None
+        first = s._fault(proc, "wrong_seq", "testee answered seq 9 while request read (seq 1) "
+                         "was in flight")
+        for call in (s._exchange_many, s._exchange):  # pipelined, and one at a time
+            with pytest.raises(TesteeFault) as info:
+                call(proc, "read", ',"namespace":"ns","id":"01J2ZK7Q8XW5H3N9G4T6B8RDQ0"')
+            assert info.value.kind == "wrong_seq", info.value
+            lines = info.value.message.splitlines()
+            assert lines[0] == first.message
+            assert "the bridge had killed the testee for that fault" in lines[1]
+        assert three_reads(s) == [None, None, None]  # a new process answers
+    finally:
+        s.close()
+
+
 def test_an_answer_sent_twice_is_a_fault(script: Path, tmp_path: Path) -> None:
     s = storage(script, tmp_path, "twice")
     try:

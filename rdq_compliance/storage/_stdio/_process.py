@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import errno
 import os
 import queue
 import selectors
@@ -60,6 +61,11 @@ class Process:
         """Concurrent testees: the first line whose seq was not in flight."""
         self.killed_for = ""
         """Why the bridge killed the testee (shown to requests still in flight)."""
+        self.killed_kind = ""
+        """The kind (``TesteeFault.kind``) of that fault."""
+        self.closed = False
+        """Killed or finished: its pipes are closed, or about to be (no more writes: the
+        file descriptor may already be closed, or reused by another file)."""
         self.cv = threading.Condition()
         self.send_lock = threading.Lock()
         self._kill_lock = threading.Lock()
@@ -127,14 +133,21 @@ class Process:
     def send(self, data: bytes, deadline: float) -> bool:
         """Write ``data`` to stdin. False when the deadline passed first.
 
-        Raises BrokenPipeError when the testee closed its stdin (it died).
+        Raises BrokenPipeError when the testee closed its stdin (it died) or the bridge
+        killed it (a request that took the process before another request's fault).
         """
         view = memoryview(data)
         while view:
+            if self.closed:
+                raise BrokenPipeError("the testee was killed or has exited")
             try:
                 written = os.write(self._stdin_fd, view)
             except BlockingIOError:
                 written = 0
+            except OSError as exc:
+                if exc.errno == errno.EBADF:  # closed by a kill since the check above
+                    raise BrokenPipeError("the testee was killed or has exited") from None
+                raise
             view = view[written:]
             if view:
                 remaining = deadline - time.monotonic()
@@ -178,6 +191,7 @@ class Process:
             self._kill()
 
     def _kill(self) -> None:
+        self.closed = True
         if os.name == "posix":
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.popen.pid, signal.SIGKILL)
@@ -189,6 +203,7 @@ class Process:
 
     def finish(self) -> None:
         """Release pipes and threads of an exited testee."""
+        self.closed = True
         for thread in self._threads:
             thread.join(timeout=2.0)
         self._selector.close()

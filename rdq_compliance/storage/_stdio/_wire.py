@@ -43,7 +43,8 @@ class Wire:
         """Kill the testee; the next operation restarts it."""
         tail: list[str] = []
         if proc is not None:
-            proc.killed_for = proc.killed_for or message
+            if not proc.killed_for:
+                proc.killed_for, proc.killed_kind = message, kind
             proc.kill()
             tail = proc.tail()
             if self._proc is proc:
@@ -103,7 +104,7 @@ class Wire:
             proc.seq += 1
             where = f"{op} (seq {seq})"
             with proc.cv:
-                stray, dead = proc.stray, proc.eof
+                stray, dead = proc.stray, proc.eof or proc.closed
                 proc.inflight[seq] = None
             if dead:
                 raise self._crashed(proc, f"idle time, before request {where}")
@@ -125,9 +126,6 @@ class Wire:
         if stray is not None:
             raise self._stray(proc, stray, op, seq, before=False)
         if eof:
-            if proc.killed_for:
-                raise self._fault(proc, "crash", f"request {where} was in flight when the "
-                                  f"bridge killed the testee after: {proc.killed_for}")
             raise self._crashed(proc, where)
         raise self._fault(proc, "timeout", f"testee did not answer {where} within {timeout:g} s")
 
@@ -142,11 +140,13 @@ class Wire:
                 return fault
         when = f"before request {op} (seq {seq}) was sent" if before else \
             f"while request {op} (seq {seq}) was in flight"
+        # Which request saw it on its own line: every request in flight sees the line,
+        # one fault of the testee, whose first line (its cause) is the same for each.
         return self._fault(proc, "wrong_seq" if got is not None and got >= proc.seq
                            else "out_of_turn",
-                           f"testee answered seq {got} {when}, but no request with seq {got} "
+                           f"testee answered seq {got}, but no request with seq {got} "
                            f"was awaiting an answer (never sent, or already answered): "
-                           f"{preview(raw)}")
+                           f"{preview(raw)}\n(seen {when})")
 
     def _answer(self, proc: Process, raw: bytes, op: str, seq: int) -> dict[str, Any]:
         """The successful response object of ``raw``, the answer to request ``seq``."""
@@ -171,6 +171,12 @@ class Wire:
         raise StorageError(ErrorCode(code), message)
 
     def _crashed(self, proc: Process, where: str) -> TesteeFault:
+        if proc.killed_for:
+            # The bridge killed it for a fault another request saw (a concurrent testee's
+            # wrong seq): that fault, first line and kind, is this request's too; a crash
+            # it is not.
+            return self._fault(proc, proc.killed_kind, f"{proc.killed_for}\n(the bridge had "
+                               f"killed the testee for that fault; it was gone during {where})")
         status = proc.wait(min(self.timeout, 2.0))
         if status is None:
             return self._fault(proc, "crash",
