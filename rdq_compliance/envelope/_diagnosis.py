@@ -74,8 +74,9 @@ DIFFERENCES: Mapping[str, str] = {
             "(no one whole version)",
     "outdated": "a read returned an older version of its id than one whose write had "
                 "returned before the read started",
-    "crossed": "a read returned (parts of) what another namespace was written while that "
-               "namespace was written and dropped at the same time",
+    "crossed": "namespaces used at the same time crossed: a read returned (parts of) what "
+               "another namespace was written, or came back wrong while another namespace "
+               "holds what was written to the read's own",
 }
 """The classes of difference a rule can name (``*``: any)."""
 

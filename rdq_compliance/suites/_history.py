@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from rdq_compliance import Envelope, diff
@@ -67,12 +67,15 @@ class History:
 
     # -- judging ----------------------------------------------------------------------
 
-    def check_reads(self, *, atomic: bool, fresh: bool, what: str = "") -> None:
+    def check_reads(self, *, atomic: bool, fresh: bool, what: str = "",
+                    elsewhere: Collection[str] = ()) -> None:
         """Judge the reads recorded so far (and forget them).
 
         ``atomic`` (CC-001): a read equals one whole version of its id, one whose write
         had started before the read ended. ``fresh`` (CC-003): a read that started
-        after version k's write returned sees k or a later version.
+        after version k's write returned sees k or a later version. ``elsewhere``: ids
+        another namespace holds a version of, so that a read of one that found nothing
+        is told as namespaces crossed (the diagnosis only: it judges nothing).
         """
         __tracebackhide__ = True
         reads, self.reads = self.reads, []
@@ -84,8 +87,8 @@ class History:
                     "an envelope that is no version written under this id"
                     if op.k is None else f"version {op.k}, whose write had not begun")
                     + f" ({what or 'C18: a write is atomic'})",
-                    difference="" if op.got is None or op.k is not None
-                    else key.mixture(op.got))
+                    difference=("crossed" if key.id in elsewhere else "") if op.got is None
+                    else "" if op.k is not None else key.mixture(op.got))
             if fresh:
                 floor = max((w.k for w in key.writes if w.end < op.start and w.k is not None),
                             default=None)

@@ -225,7 +225,14 @@ def test_isolation_under_concurrency(rdq: Rdq) -> None:
                                 lambda lane: other(lane, 1)])
         for key in keys:
             history.read(setup, "main", key)
-        history.check_reads(atomic=True, fresh=True,
+        # Of the ids a read found nothing of, those of which B or C holds one of A's
+        # versions: A's writes landed there (one connection for every adapter, its
+        # namespace switched between SET and the statement).
+        lost = {op.id for _, op in history.reads if op.got is None}
+        holders = [rdq.namespace(name) for name in others] if lost else []
+        elsewhere = {key.id for key in keys if key.id in lost
+                     and any(key.match(ns.peek(key.id)) is not None for ns in holders)}
+        history.check_reads(atomic=True, fresh=True, elsewhere=elsewhere,
                             what="C14, C18: namespaces B and C were written and dropped at "
                                  "the same time; nothing of theirs may reach A")
 
@@ -313,6 +320,13 @@ def test_drop_after_concurrent_writes(rdq: Rdq) -> None:
             w = key.writes[-1] if key.writes else None
             wrote = (f"lane {w.lane} wrote it at {history.ms(w.start)} – {history.ms(w.end)} "
                      "ms" if w is not None else "it was written")
+            # A version written to X that Y holds: that write landed in Y (one connection
+            # for every adapter, its namespace switched between SET and the statement),
+            # out of the drop's reach: namespaces crossed (RDQ-CC-004), not a drop that
+            # missed it.
+            crossed = key.match(check_y.peek(key.id)) is not None
+            if crossed:
+                wrote += f"; namespace {y!r} holds a version of it too"
             history.fail(
                 f"read({key.id!r}) in namespace {x!r} returned "
                 + ("an envelope" if op.k is None else f"version {op.k}")
@@ -325,10 +339,23 @@ def test_drop_after_concurrent_writes(rdq: Rdq) -> None:
                 f"{history.ms(end)} ms, after every write had returned, and read this id at "
                 f"{history.ms(op.start)} ms",
                 [] if op.got is None else [op.got],
+                difference="crossed" if crossed else "",
             )
         for key in y_keys:  # Y was never dropped: its last versions, whole
             if key.writes:
                 last_k = len(key.writes) - 1
+                held = key.match(check_y.peek(key.id))
+                landed = key.match(rdq.namespace(x).peek(key.id)) if (
+                    held is not None and held < last_k) else None
+                if held is not None and landed is not None and landed > held:
+                    # Y's later writes are in X (the same crossing as above, the other way)
+                    history.fail(
+                        f"read({key.id!r}) in namespace {y!r} returned version {held}, not "
+                        f"{last_k}, the last one lane {key.writes[-1].lane} wrote there, and "
+                        f"namespace {x!r} holds version {landed} of it (C14, C18: what is "
+                        "written to one namespace stays there, whatever other adapters do "
+                        "at the same time)", history.where(), [version(key.n, last_k, key.tag)],
+                        difference="crossed")
                 check_y.expect(key.id, version(key.n, last_k, key.tag),
                                why=f"only namespace {x!r} was dropped, while lane "
                                f"{key.writes[-1].lane} wrote this one (C14)")

@@ -31,6 +31,7 @@ from ._failures import (
     pretty,
     violation_lines,
 )
+from ._guard import CouldNotRun
 from ._symptoms import symptom_of, symptom_of_semantics, symptom_of_violation
 
 if TYPE_CHECKING:
@@ -46,6 +47,10 @@ MAX_OPEN_ADAPTERS = 4
 
 _UNTOLD = object()
 """What a probe (``Namespace._probe``) returns when it could not tell anything."""
+
+_PROBE_FAILURES = (Exception, CouldNotRun)
+"""What a probe's call may raise and tell nothing by. An outage (C20) too: the failure
+it would name was found before; a skip for the outage would lose it."""
 
 _ADDED = frozenset({"changed", "unexpected", "type"})
 """Kinds of difference that put into a read what its envelope did not hold."""
@@ -157,6 +162,16 @@ class Namespace:
                 envelopes=shown,
             )
         return result
+
+    def peek(self, id: str) -> Envelope | None:
+        """Read ``id`` to name the cause of a failure already found, never to judge: what
+        the read returned, or None when it found nothing, refused, hung, raised or
+        returned no envelope (it never fails the test)."""
+        try:
+            got = self.rdq.runtime.call("probe read", self.adapter.read, id)
+        except _PROBE_FAILURES:
+            return None
+        return got if isinstance(got, Envelope) else None
 
     def read_refused(self, op: str, id: str, error: str, code: str,
                      shown: Collection[Envelope]) -> NoReturn:
@@ -303,7 +318,7 @@ class Namespace:
                 if runtime.call("probe write", self.adapter.write, private_copy(env)) is not None:
                     return _UNTOLD
             return runtime.call("probe read", self.adapter.read, envelopes[0].id)
-        except Exception:  # a refusal, a hang, an exception: the probe tells nothing
+        except _PROBE_FAILURES:  # a refusal, a hang, an exception: the probe tells nothing
             return _UNTOLD
 
     def _semantic_symptom(self, id: str, summary: str, *, found: bool,

@@ -280,6 +280,12 @@ def test_what_a_read_of_no_version_holds_is_told() -> None:
     with pytest.raises(CheckFailed, match="returned nothing"):
         history.check_reads(atomic=True, fresh=False)
     assert history.rdq.difference == ""
+    # nothing, where another namespace holds a version of the id: that write landed there
+    history, hkey = history_with([])
+    history.reads.append((hkey, Op("r0", "read", hkey.id, 31, 35, got=None)))
+    with pytest.raises(CheckFailed, match="returned nothing"):
+        history.check_reads(atomic=True, fresh=False, elsewhere={hkey.id})
+    assert history.rdq.difference == "crossed"
 
 
 def test_a_version_whose_write_had_not_begun_is_flagged() -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from rdq_compliance import ErrorCode, StorageError
 from rdq_compliance._requirements import get_requirement
 from rdq_compliance.testing import CheckFailed, base_envelope
 from rdq_compliance.testing._context import KitSettings
@@ -124,6 +125,28 @@ def test_the_overwrite_probe_on_a_store(keeps_one: bool) -> None:
         a.expect(first.id, first)
     assert gone.value.symptom is not None
     assert gone.value.symptom.difference == ("overwritten" if keeps_one else "taken-by-drop")
+    rdq.teardown()
+
+
+def test_a_peek_names_a_cause_and_never_fails_the_test() -> None:
+    """``Namespace.peek``, what the concurrency checks read to tell where a write landed:
+    the envelope stored, else None: nothing stored, a refusal, an exception or a value
+    that is no envelope, none of which fails the test (its check has failed already)."""
+    rdq, _ = _handle("RDQ-CC-004")
+    ns = rdq.namespace()
+    env = base_envelope(1)
+    ns.write(env)
+    assert ns.peek(env.id) == env
+    assert ns.peek(base_envelope(2).id) is None
+    adapter = ns.adapter
+    for answer in (StorageError(ErrorCode.UNAVAILABLE, "down"), RuntimeError("boom"), "text"):
+        def read(id: str, answer: Any = answer) -> Any:
+            if isinstance(answer, Exception):
+                raise answer
+            return answer
+
+        adapter.read = read
+        assert ns.peek(env.id) is None, answer
     rdq.teardown()
 
 
