@@ -86,8 +86,9 @@ class DefectRule:
     """One row: a defect of this shape belongs to ``requirement`` and breaks ``clauses``."""
 
     pointer: str
-    """A pointer pattern: a name matches that field, ``*`` an array index or generated
-    key (an unknown field, a header key), ``?`` any one token, ``**`` any rest (also none)."""
+    """A pointer pattern: a name matches that field (``a|b``: either), ``*`` an array index
+    or generated key (an unknown field, a header key), ``?`` any one token, ``**`` any
+    rest (also none)."""
     difference: str
     """A class of :data:`DIFFERENCES`, several separated by ``|``, ``*`` (any), or
     ``~`` and classes: any but those."""
@@ -185,11 +186,10 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     _r("/**", "marker", "RDQ-TR-003", "C1"),
     _r("/**", "number", "RDQ-UF-005", "C5"),
     _r("/**", "cut", "RDQ-RT-011", "C4"),
-    # message and stack have C1's limits: a column shorter than those is C1's defect
-    _r("/attempts/*/error/message", "cut", "RDQ-TR-001", "C1 C4"),
-    _r("/attempts/*/error/stack", "cut", "RDQ-TR-001", "C1 C4"),
-    _r("/attempts/*/error/message", "*", "RDQ-TR-001", "C1 C4"),
-    _r("/attempts/*/error/stack", "*", "RDQ-TR-001", "C1 C4"),
+    # message and stack have C1's limits: a column shorter than those is C1's defect, one
+    # cause where both are cut alike (a store that re-truncates by its own byte count)
+    _r("/attempts/*/error/message|stack", "cut", "RDQ-TR-001", "C1 C4"),
+    _r("/attempts/*/error/message|stack", "*", "RDQ-TR-001", "C1 C4"),
     _r("/envelope_version", "number", "RDQ-VER-001", "C16"),
     _r("/envelope_version", "*", "RDQ-VER-001", "C16"),
     _r("/queue", "*", "RDQ-RT-001", "C8a"),
@@ -281,7 +281,7 @@ def _pointer_matches(rule: list[str], tokens: list[str]) -> bool:
         return any(_pointer_matches(rest, tokens[i:]) for i in range(len(tokens) + 1))
     if not tokens:
         return False
-    if head == "?" or head == tokens[0]:
+    if head == "?" or head == tokens[0] or tokens[0] in head.split("|"):
         return _pointer_matches(rest, tokens[1:])
     return False
 

@@ -1233,9 +1233,14 @@ class OracleCesu8Retruncate(DocStorage):
             def cut(s: str) -> str:
                 if _cesu8_len(s) <= limit:
                     return s
-                while _cesu8_len(s + TRUNCATION_MARKER) > limit:
-                    s = s[:-1]
-                return s + TRUNCATION_MARKER
+                # the longest prefix that fits beside the marker (the length is a sum over
+                # the characters: one pass, not a character dropped and all counted again)
+                room, used = limit - _cesu8_len(TRUNCATION_MARKER), 0
+                for i, c in enumerate(s):
+                    used += _cesu8_len(c)
+                    if used > room:
+                        return s[:i] + TRUNCATION_MARKER
+                return s + TRUNCATION_MARKER  # pragma: no cover - s does not fit
 
             return cut
 

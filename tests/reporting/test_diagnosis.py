@@ -562,11 +562,11 @@ def test_every_cut_of_a_short_column_is_one_cause():
     """A message column one byte short re-truncates a message ending in an astral
     character before the marker by cutting just that character: that reads as "astral
     characters replaced" too, but it is a cut, the same cause as every other cut of that
-    column (RDQ-TR-001), cut at 4,095 bytes or plainly."""
+    column (RDQ-TR-001), cut at 4,095 bytes or plainly, and as a stack cut alike."""
     from rdq_compliance.reporting._symptom import cause_key
 
-    def key(written: str, read: str) -> object:
-        d = Difference("/attempts/0/error/message", "changed", written, read, "changed: x")
+    def key(written: str, read: str, pointer: str = "/attempts/0/error/message") -> object:
+        d = Difference(pointer, "changed", written, read, "changed: x")
         s = symptom_of(d, "C1", [])
         assert find_rule(s.pattern, s.difference).requirement == "RDQ-TR-001", s
         return cause_key(s)
@@ -574,6 +574,11 @@ def test_every_cut_of_a_short_column_is_one_cause():
     plain = key("r" * 4082 + M, "r" * 4067 + M)
     assert key("r" * 4078 + "\U0001f600" + M, "r" * 4078 + M) == plain
     assert key("\u00e9" * 2048, "\u00e9" * 2040 + M) == plain
+    # the stack, cut alike (C1 gives both their limits): the same cause
+    assert key("s" * 65_531 + M, "s" * 56_000 + M, "/attempts/1/error/stack") == plain
+    # but not the error's type, which C1 does not limit
+    d = Difference("/attempts/0/error/type", "changed", "t" * 300, "t" * 255, "changed: x")
+    assert find_rule(symptom_of(d, "C1", []).pattern, "cut").requirement == "RDQ-RT-011"
 
 
 def test_keys_made_one_by_a_store_that_normalises_every_string_are_its_string_defect():
