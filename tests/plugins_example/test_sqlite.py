@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -206,6 +207,45 @@ WORKER = textwrap.dedent(
 )
 
 
+OPENER = textwrap.dedent(
+    """
+    import sys, time
+    import rdq_plugin_sqlite
+    start, paths = float(sys.argv[1]), sys.argv[2:]
+    for i, path in enumerate(paths):
+        while time.time() < start + 0.25 * i:  # both processes open each new file at once
+            pass
+        try:
+            rdq_plugin_sqlite.rdq_storage_open({"path": path}).close()
+            print("ok")
+        except Exception as exc:
+            print(f"{path}: {exc}")
+    """
+)
+
+
+def test_two_processes_opening_a_new_file_at_once(tmp_path: Path) -> None:
+    """pytest-xdist workers starting together on one new file: both switch it to WAL,
+    and SQLite answers the second "database is locked" at once, busy timeout or not (34
+    of 60 such pairs failed before the switch was made under the writers' lock)."""
+    paths = [str(tmp_path / f"new-{i}.db") for i in range(10)]
+    start = str(time.time() + 1.0)
+    root = Path(__file__).resolve().parents[2]
+    procs = [subprocess.Popen([sys.executable, "-c", OPENER, start, *paths], cwd=root,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    try:
+        results = [proc.communicate(timeout=120) for proc in procs]
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    for proc, (out, err) in zip(procs, results, strict=True):
+        assert proc.returncode == 0, err
+        assert out.split() == ["ok"] * len(paths), out
+
+
 def test_file_is_in_wal_mode(tmp_path: Path) -> None:
     """WAL: readers and the writer of two processes do not block each other."""
     open_storage(tmp_path / "rdq.db")
@@ -256,6 +296,7 @@ def test_a_writer_waits_on_the_writers_lock_file(tmp_path: Path) -> None:
     path = tmp_path / "rdq.db"
     adapter = open_storage(path).open("ns_lock")
     adapter.write(minimal_envelope(ID_A))
+    reader = open_storage(path).open("ns_lock")  # opening takes the lock too (prepares)
     holder = os.open(f"{path}-writers", os.O_RDWR | os.O_CREAT)
     fcntl.flock(holder, fcntl.LOCK_EX)  # another process's writer, mid-transaction
     done = threading.Event()
@@ -265,7 +306,7 @@ def test_a_writer_waits_on_the_writers_lock_file(tmp_path: Path) -> None:
         writer.start()
         # Another connection's read does not wait (this process's own reads queue
         # behind its writer on the one connection, as they always did).
-        assert_same(minimal_envelope(ID_A), open_storage(path).open("ns_lock").read(ID_A))
+        assert_same(minimal_envelope(ID_A), reader.read(ID_A))
         # The write cannot have finished while the lock is held: with the lock file
         # ignored it would finish at once (this wait only gives it the chance).
         assert not done.wait(0.3), "the write did not wait for the writers' lock file"

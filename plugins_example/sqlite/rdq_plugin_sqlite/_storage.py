@@ -166,17 +166,25 @@ class SqliteStorage:
             raise StorageUnavailable(
                 f"cannot open the SQLite database path={path!r}: {exc}", setting="path"
             ) from None
-        try:
-            self._prepare()
-        except sqlite3.Error as exc:
-            self._conn.close()
-            raise StorageUnavailable(
-                f"cannot use the SQLite database path={path!r}: {exc}", setting="path"
-            ) from None
         self._writers = self._open_writers_lock(path, in_memory)
+        try:
+            # Under the writers' lock: two processes opening a new file at once would
+            # both switch it to WAL, and SQLite answers the second "database is locked"
+            # at once, without waiting (pytest-xdist workers starting together).
+            with self._writing(True):
+                self._prepare()
+        except BaseException as exc:
+            self._close_writers_lock()
+            self._conn.close()
+            if isinstance(exc, sqlite3.Error):
+                raise StorageUnavailable(
+                    f"cannot use the SQLite database path={path!r}: {exc}", setting="path"
+                ) from None
+            raise
 
     def _open_writers_lock(self, path: str, in_memory: bool) -> int | None:
-        """The file a writer locks before ``BEGIN IMMEDIATE`` (``<path>-writers``).
+        """The file a writer locks before ``BEGIN IMMEDIATE`` (``<path>-writers``), and
+        a process while it prepares the database (switching a new file to WAL).
 
         SQLite's busy handler polls a taken write lock, sleeping 1, 2, 5… ms between
         tries, so two processes sharing the file (pytest-xdist workers) lose most of a
