@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from ._codes import ViolationCode
 from ._deep import SURROGATE as _SURROGATE
 
-__all__ = ["InvalidEnvelope", "Violation", "pointer_token"]
+__all__ = ["InvalidEnvelope", "Violation", "pointer_key", "pointer_token"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,3 +49,9 @@ def pointer_token(key: str) -> str:
     if _SURROGATE.search(key):
         key = key.encode("utf-8", "backslashreplace").decode("utf-8")
     return key
+
+
+def pointer_key(token: str) -> str:
+    """The key one reference token names: :func:`pointer_token` undone (a lone surrogate
+    shown as text stays text)."""
+    return token.replace("~1", "/").replace("~0", "~") if "~" in token else token

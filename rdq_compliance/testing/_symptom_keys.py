@@ -16,7 +16,7 @@ from ..envelope._json import json_equal
 from ..envelope._model import Envelope
 from ..envelope._text_change import text_change
 from ..envelope._triggers import alike_field, has_alike_name
-from ..envelope._violations import pointer_token
+from ..envelope._violations import pointer_key, pointer_token
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 from ..reporting._symptom import Symptom
 from ._symptom_messages import short
@@ -203,7 +203,7 @@ def value_at(obj: object, pointer: str) -> object:
     ``extra``), a mapping or a sequence; ``MISSING`` where there is none. The pointer's
     tokens are escaped as RFC 6901 says (a header key ``a/b~`` is ``a~1b~0``)."""
     for escaped in pointer.split("/")[1:]:
-        token = escaped.replace("~1", "/").replace("~0", "~")
+        token = pointer_key(escaped)
         if isinstance(obj, Mapping):
             obj = obj.get(token, MISSING)
         elif isinstance(obj, list | tuple):

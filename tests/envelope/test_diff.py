@@ -404,3 +404,12 @@ def test_code_points_of_a_long_value_carry_their_index() -> None:
     line = format_diff(diff(_env(headers={"h": e}), _env(headers={"h": a})))
     assert "U+00C5 at 100" in line and "U+212B at 100" in line
     assert "first difference at code point 100" in line
+
+
+@pytest.mark.parametrize("key", ["plain", "a/b", "~", "~1", "a~0/~1b", "", "/"])
+def test_a_pointer_token_names_its_key_again(key: str) -> None:
+    """RFC 6901: ``~`` is ``~0`` and ``/`` is ``~1`` in a token; the diagnosis reads the
+    key back from the pointer of a difference (a header key ``a/b`` at ``/headers/a~1b``)."""
+    from rdq_compliance.envelope._violations import pointer_key, pointer_token
+
+    assert pointer_key(pointer_token(key)) == key
