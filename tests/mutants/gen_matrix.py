@@ -4,10 +4,12 @@
     python -m tests.mutants.gen_matrix --check    # exit 1 when the doc is not current
     python -m tests.mutants.gen_matrix --measure  # also run the kit on every entry and
                                                   # record what it actually reported
+    python -m tests.mutants.gen_matrix --causes   # also run every mutant unfocused (ci)
+                                                  # and record its root causes
 
 ``--check`` compares only the part generated from declarations (cheap: no kit run);
-the measured section, when present, is kept as it is by a plain regeneration and is
-dated so that a reader can tell how fresh it is.
+the measured sections, when present, are kept as they are by a plain regeneration and
+are dated so that a reader can tell how fresh they are.
 """
 
 from __future__ import annotations
@@ -35,9 +37,15 @@ __all__ = ["DOC", "check", "main", "render"]
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "mutants.md"
 MEASURED = "<!-- measured: everything below is written by `gen_matrix --measure` -->"
+CAUSES = "<!-- causes: everything below is written by `gen_matrix --causes` -->"
+SECTIONS = (MEASURED, CAUSES)
+"""The measured sections, in the order the doc holds them after the declared part."""
 COMMAND = "python -m tests.mutants.gen_matrix"
 CHUNK = 8
 """Entries per kit run when measuring: a full run of a failing mutant takes ~15 s."""
+CAUSES_CHUNK, CAUSES_JOBS = 10, 2
+"""Mutants per kit run, and kit runs at once, when recording root causes (~8 min on two
+CPUs)."""
 
 
 def _cell(text: str) -> str:
@@ -201,9 +209,73 @@ def _row(e: Entry, res: KitResult) -> str:
             f"{'yes' if ok else '**NO**'} |")
 
 
-def _split(text: str) -> tuple[str, str]:
-    head, sep, tail = text.partition(MEASURED)
-    return head.rstrip("\n") + "\n", (sep + tail) if sep else ""
+def _causes_section() -> str:
+    """Every mutant's root causes in a full, unfocused ``ci`` run (the kit as an author
+    runs it: every test, every requirement): one defect should read as one cause, each
+    naming a requirement the zoo declares for that mutant."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ._harness import run_kit
+
+    mutants = [e for e in ENTRIES if e.kind is Kind.MUTANT]
+    found: dict[str, list[tuple[str, int]] | str] = {}
+
+    def run(part: list[Entry]) -> None:
+        res = run_kit([f"--rdq-plugin={e.label}" for e in part], profile="ci", timeout=1800)
+        print(f"causes: {len(part)} mutants, {res.seconds:.0f} s", file=sys.stderr)
+        for e in part:
+            try:
+                found[e.id] = [(c["requirement"], c["failures"])
+                               for c in res.plugin(e.label)["causes"]]
+            except AssertionError:
+                found[e.id] = "run failed: " + ("; ".join(res.problems) or "not in the report")
+
+    start = time.monotonic()
+    with ThreadPoolExecutor(CAUSES_JOBS) as pool:
+        list(pool.map(run, [mutants[i:i + CAUSES_CHUNK]
+                            for i in range(0, len(mutants), CAUSES_CHUNK)]))
+    rows, one, total, stray, flagged = [], 0, 0, 0, 0
+    for e in mutants:
+        causes = found[e.id]
+        if isinstance(causes, str):
+            rows.append(f"| `{e.id}` | {', '.join(e.catches)} | {_cell(causes)} | **NO** |")
+            flagged += 1
+            continue
+        off = [rid for rid, _ in causes if rid not in e.catches]
+        one += len(causes) == 1
+        total += len(causes)
+        stray += len(off)
+        flagged += bool(off or not causes)
+        shown = ", ".join(f"{rid} ({n})" for rid, n in causes) or "none"
+        rows.append(f"| `{e.id}` | {', '.join(e.catches)} | {shown} | "
+                    f"{'yes' if causes and not off else '**NO**'} |")
+    return "\n".join([
+        CAUSES, "", "## Root causes", "",
+        f"Kit {__version__}, profile ci, every kit test on every mutant (not focused on the "
+        f"requirements it declares), {CAUSES_CHUNK} mutants per run, measured "
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC in {time.monotonic() - start:.0f} s. Each "
+        "cause: the requirement it names and its failures. One defect should read as one "
+        "cause; a cause naming a requirement the mutant does not declare is a wrong "
+        "diagnosis (or a defect the zoo should declare).",
+        "",
+        f"{len(mutants)} mutants: {one} with one cause, {total} causes in all, {stray} naming "
+        f"an undeclared requirement ({flagged} mutants not as declared).",
+        "",
+        "| Mutant | Declared | Causes (failures) | As declared |",
+        "|---|---|---|---|",
+        *rows,
+        "",
+    ])
+
+
+def _split(text: str) -> tuple[str, dict[str, str]]:
+    """The declared part, and each measured section by its marker."""
+    found = sorted((text.find(m), m) for m in SECTIONS if m in text)
+    head = text[:found[0][0]] if found else text
+    ends = [pos for pos, _ in found[1:]] + [len(text)] * bool(found)
+    sections = {m: text[pos:end].rstrip("\n") + "\n"
+                for (pos, m), end in zip(found, ends, strict=True)}
+    return head.rstrip("\n") + "\n", sections
 
 
 def check() -> str | None:
@@ -223,6 +295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     group = ap.add_mutually_exclusive_group()
     group.add_argument("--check", action="store_true", help="exit 1 if the doc is stale")
     group.add_argument("--measure", action="store_true", help="run the kit and record results")
+    group.add_argument("--causes", action="store_true",
+                       help="run every mutant unfocused (ci) and record its root causes")
     args = ap.parse_args(argv)
     if args.check:
         problem = check()
@@ -231,12 +305,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         print(f"{DOC} is current")
         return 0
-    measured = ""
+    sections = _split(DOC.read_text(encoding="utf-8"))[1] if DOC.exists() else {}
     if args.measure:
-        measured = _measured_section()
-    elif DOC.exists():
-        measured = _split(DOC.read_text(encoding="utf-8"))[1]
-    text = _split(render())[0] + ("\n" + measured if measured else "")
+        sections[MEASURED] = _measured_section()
+    if args.causes:
+        sections[CAUSES] = _causes_section()
+    text = _split(render())[0] + "".join("\n" + sections[m] for m in SECTIONS if m in sections)
     DOC.parent.mkdir(parents=True, exist_ok=True)
     DOC.write_text(text, encoding="utf-8")
     print(f"wrote {DOC}")

@@ -292,6 +292,17 @@ def test_matrix_doc_is_current() -> None:
     assert problem is None, problem
 
 
+def test_a_regeneration_keeps_each_measured_section() -> None:
+    """The declared part is rewritten from the zoo; what ``--measure`` and ``--causes``
+    wrote stays as it was, in either order and alone."""
+    head = "# The mutant zoo\n\ndeclared\n"
+    measured = f"{gen_matrix.MEASURED}\n\n## Measured\n\nrows\n"
+    causes = f"{gen_matrix.CAUSES}\n\n## Root causes\n\nrows\n"
+    for sections in ([measured, causes], [causes, measured], [causes], []):
+        found = gen_matrix._split(head + "".join("\n" + t for t in sections))
+        assert found == (head, {t.split("\n", 1)[0]: t for t in sections}), sections
+
+
 @pytest.mark.parametrize("batch", [pytest.param(b, marks=_group(b.split("-")[0]))
                                    for b in BATCHES])
 def test_batch_output_has_no_kit_traceback(zoo: Zoo, batch: str) -> None:
