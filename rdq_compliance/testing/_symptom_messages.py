@@ -90,6 +90,10 @@ def symptom_of_failure(message: str, envelopes: Iterable[object] = ()) -> Sympto
         # process's read) is the refusal it carries: one cause with the same refusals.
         return refusal(carried.group("code"),
                        f"{op} refused with {carried.group('code')}: {carried.group('msg')}")
+    if raised is not None and raised.group("type").rpartition(".")[2] == "TesteeFault":
+        # A fault of the stdio protocol is the testee's, whichever request met it (a wrong
+        # seq faults every request in flight, reads and writes alike): one cause.
+        op = "a request"
     if raised is not None:
         return Symptom(
             pointer="/", pattern="/", clause="", diff="\n".join(lines),

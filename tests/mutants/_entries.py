@@ -42,6 +42,10 @@ class Entry:
     """What goes wrong (for a correct variant: what differs)."""
     catches: tuple[str, ...] = ()
     """Requirement ids that must ALL come out failed (mutants)."""
+    also: tuple[str, ...] = ()
+    """Requirement ids the defect may fail too, not in every run: a race that another
+    requirement's check meets by chance. A cause naming one is no wrong diagnosis
+    (``gen_matrix --causes``); a run that does not fail it is no miss."""
     fault_text: tuple[str, ...] = ()
     """Faults: a failure message of the run must contain one of these (case-insensitive)."""
     testee_args: tuple[str, ...] = ()

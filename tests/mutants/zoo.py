@@ -1690,7 +1690,7 @@ testee("tok_concurrent", Kind.CORRECT, "testee.py (any-language plugin)",
 @mutant("drop_rewrites_store", "one store file for every namespace (a JSON or pickle file, "
         "shelve): drop writes back a copy of the other namespaces taken before, without a "
         "lock", "a write to another namespace made while a drop runs is lost",
-        M + "CC-004")
+        M + "CC-004", also=(M + "CC-005",))  # CC-005's own check: the other namespace
 class DropRewritesStore(ConcurrentDoc):
     def drop(self, namespace: str) -> None:
         kept = {ns: dict(t) for ns, t in self.disk.items() if ns != namespace}  # load file

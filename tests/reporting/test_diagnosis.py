@@ -181,6 +181,27 @@ def test_exceptions_group_by_type_and_masked_message():
     assert cause["kind"].startswith("write raised DataError: invalid byte sequence")
 
 
+def test_a_protocol_fault_of_the_testee_is_one_cause_whichever_request_met_it():
+    """A testee that answers with the wrong seq faults every request in flight, reads
+    and writes alike: one cause (an exception of the plugin is one per operation)."""
+    def failure(op: str, n: int) -> str:
+        return (f"RDQ-CC-001 [MUST; C18] t\nplugin 'p': {op}('{n:026d}') in namespace "
+                f"'t1234abcd0w{n}' raised rdq_compliance.storage._stdio._faults.TesteeFault: "
+                f"testee answered seq {n}, but no request with seq {n} was awaiting an answer "
+                "(never sent, or already answered): '{\"seq\": 8}'\n(seen before request "
+                f"{op} (seq {n + 1}) was sent)")
+
+    faults = [(f"t{n}", rid, symptom_of_failure(failure(op, n)))
+              for n, (op, rid) in enumerate([("write", "RDQ-CC-001"), ("read", "RDQ-CC-003"),
+                                             ("read", "RDQ-CC-001")])]
+    (cause,) = group_causes(faults)
+    assert cause["kind"].startswith("a request raised "), cause["kind"]
+    errors = [(f"t{n}", "RDQ-RT-001", symptom_of_failure(
+        f"RDQ-RT-001 [MUST; C3] t\nplugin 'p': {op}('{n:026d}') raised KeyError: 'x'"))
+        for n, op in enumerate(["write", "read"])]
+    assert len(group_causes(errors)) == 2  # the plugin's own code: one per operation
+
+
 def test_a_table_requirement_that_did_not_fail_yields_to_the_failing_one():
     """A cache hides the loss of milliseconds from RDQ-RT-007's tests; only the test read
     through a fresh storage (RDQ-RT-003) fails: the cause names RDQ-RT-003."""
