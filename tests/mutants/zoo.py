@@ -1681,7 +1681,9 @@ class OkConcurrentOneLock(RacyReadCache):
 
 testee("t_mixed_seq", Kind.MUTANT, "a testee keeping the current request's id in one variable "
        "shared by its handler threads", "answers pipelined requests with the seq of the "
-       "latest request received", ("--defect", "mixed_seq"), (M + "CC-001",))
+       "latest request received", ("--defect", "mixed_seq"), (M + "CC-001",),
+       # an answer filed under another request: any concurrency check may read it
+       also=(M + "CC-002", M + "CC-003", M + "CC-004", M + "CC-005"))
 testee("tok_concurrent", Kind.CORRECT, "testee.py (any-language plugin)",
        "claims concurrent: handles pipelined requests on threads, answers in any order (C18)",
        ("--variant", "concurrent"))
