@@ -44,7 +44,7 @@ COMMAND = "python -m tests.mutants.gen_matrix"
 CHUNK = 8
 """Entries per kit run when measuring: a full run of a failing mutant takes ~15 s."""
 CAUSES_CHUNK, CAUSES_JOBS = 10, 2
-"""Mutants per kit run, and kit runs at once, when recording root causes (~8 min on two
+"""Mutants per kit run, and kit runs at once, when recording root causes (~6 min on two
 CPUs)."""
 
 
