@@ -138,7 +138,7 @@ LOST_TO_NULL = "read as null"
 NULL_OMITTED = "null omitted"
 """The nature (:attr:`Symptom.change`) of a field whose value was null that did not come
 back (a serializer told to leave nulls out). It joins causes, never splits them
-(:func:`_join_omitted_nulls`): a store that loses every unknown field loses the null ones
+(``_cause_joins.join_omitted_nulls``): a store that loses every unknown field loses the null ones
 too, and its cause is one."""
 
 

@@ -270,7 +270,8 @@ class Namespace:
                 envelopes=(expected,),
                 symptom=symptom_of(differences[0], clauses_for_pointer(differences[0]), lines,
                                    expected=expected, actual=got, earlier=earlier,
-                                   rewrite_ignored=self._rewrite_ignored(expected, got, earlier)),
+                                   rewrite_ignored=self._rewrite_ignored(expected, got, earlier),
+                                   found=found),
             )
 
     def _judged(self, symptom: Symptom) -> bool:

@@ -82,10 +82,20 @@ def symptom_of(
     first: Difference, clause: str, diff_lines: list[str], *,
     expected: Envelope | None = None, actual: Envelope | None = None,
     earlier: Sequence[Envelope] = (), rewrite_ignored: bool | None = None,
+    found: Sequence[Difference] | None = None,
 ) -> Symptom:
     """The symptom of a failed round trip whose first difference is ``first``; with
     the envelopes written and read, attempts that merely moved are one ``reordered``
-    symptom at ``/attempts``, whatever field differs first."""
+    symptom at ``/attempts``, whatever field differs first. ``found``: every difference
+    of the two envelopes, when the caller has them (else diffed here, once, if needed)."""
+    every: list[Sequence[Difference]] = [] if found is None else [found]
+
+    def differences() -> Sequence[Difference]:
+        if not every:
+            both = isinstance(expected, Envelope) and isinstance(actual, Envelope)
+            every.append(diff(expected, actual) if both else [])
+        return every[0]
+
     lines = diff_lines[:DIFF_LINES]
     if len(diff_lines) > DIFF_LINES:
         lines.append(f"  \u2026 and {len(diff_lines) - DIFF_LINES} more lines")
@@ -100,11 +110,12 @@ def symptom_of(
             and isinstance(actual, Envelope) and difference_class(first) != "missing"
             and any(e is not expected and e == actual for e in earlier)
             and expected is not None
-            and len({difference_class(d) for d in diff(expected, actual)}) >= 2):
+            and len({difference_class(d) for d in differences()}) >= 2):
         return Symptom(pointer="/", pattern="/", kind="earlier version read back",
                        clause="C13", summary="the version written before the rewrite came back",
                        diff="\n".join(lines), difference="stale")
-    if difference_class(first) == "unexpected" and _left_behind(expected, actual, earlier):
+    if difference_class(first) == "unexpected" and _left_behind(differences(), expected,
+                                                                 earlier):
         # Parts of the earlier version kept beside the rewrite (HSET without DEL, attempt
         # rows never deleted): the rewrite's defect wherever they show, one cause with a
         # rewrite ignored, not "unexpected" at each place.
@@ -157,7 +168,7 @@ def symptom_of(
         # parsed back): the place's defect, as for an object read back as a string.
         difference = "type"
     change = _change(difference, first.expected, first.actual)
-    if change == NULL_OMITTED and not _only_nulls_lost(expected, actual):
+    if change == NULL_OMITTED and not _only_nulls_lost(differences()):
         change = ""  # a store that loses fields, the null ones among them
     return Symptom(
         pointer=first.pointer or "/",
@@ -171,24 +182,21 @@ def symptom_of(
     )
 
 
-def _left_behind(expected: Envelope | None, actual: Envelope | None,
+def _left_behind(found: Sequence[Difference], expected: Envelope | None,
                  earlier: Sequence[Envelope]) -> bool:
-    """Everything the read holds that was not written (each key, field or item the
-    diff calls unexpected) is what an earlier version of the id held at that place (not
+    """Everything the read holds that was not written (each key, field or item ``found``
+    calls unexpected) is what an earlier version of the id held at that place (not
     always the same one: a store that merges every rewrite keeps keys of each)."""
-    if not isinstance(expected, Envelope) or not isinstance(actual, Envelope):
-        return False
-    extra = [d for d in diff(expected, actual) if d.kind == "unexpected"]
+    extra = [d for d in found if d.kind == "unexpected"]
     return bool(extra) and all(
         any(json_equal(value_at(version, d.pointer), d.actual)
             for version in earlier if version is not expected) for d in extra)
 
 
-def _only_nulls_lost(expected: Envelope | None, actual: Envelope | None) -> bool:
+def _only_nulls_lost(found: Sequence[Difference]) -> bool:
     """Every field the read lost held null (not only the first difference's)."""
-    if not isinstance(expected, Envelope) or not isinstance(actual, Envelope):
-        return False
-    return all(d.expected is None for d in diff(expected, actual) if d.kind == "missing")
+    missing = [d for d in found if d.kind == "missing"]
+    return bool(missing) and all(d.expected is None for d in missing)
 
 
 def _any_json(pointer: str) -> bool:
