@@ -69,7 +69,8 @@ REQUIREMENTS: tuple[Requirement, ...] = (
        "What a plugin returns is a valid envelope in exact form: model types for Python "
        "adapters, canonical wire JSON for testees"),
     _r("RDQ-RT-005", MUST, "roundtrip", ("C12",),
-       "Attempts keep their order, including repeated and decreasing attempt_no"),
+       "Attempts keep their order, including repeated and decreasing attempt_no, and all "
+       "come back: 1,000 of them, and as many as fit in 1 MiB"),
     _r("RDQ-RT-006", MUST, "roundtrip", ("C4",),
        "Free-text strings keep their code points: U+0000, astral characters, no trimming, "
        "no normalization, no case folding"),

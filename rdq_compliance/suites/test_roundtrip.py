@@ -7,11 +7,11 @@ earlier read from the store under test.
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 
-from rdq_compliance import Attempt, Envelope, ErrorInfo, Outcome
+from rdq_compliance import MAX_ENVELOPE_BYTES, Attempt, Envelope, ErrorInfo, Outcome, encode
 from rdq_compliance._corpus import valid_fixtures
 from rdq_compliance.strategies import (
     COLUMN_LIMITS,
@@ -222,6 +222,42 @@ def test_attempt_order_is_kept(rdq: Rdq, numbers: tuple[int, ...]) -> None:
     attempts = tuple(_attempt(no, f"#{i}") for i, no in enumerate(numbers))
     env = base_envelope(5, attempts=attempts, attempt_count=len(attempts) % 3)
     rdq.namespace().roundtrip(env)
+
+
+def _history_of(count: int) -> tuple[Attempt, ...]:
+    """``count`` short attempts, each its own (the instant grows), attempt_no redriven
+    every 10: a store that keeps only some of them shows which."""
+    return tuple(
+        Attempt(attempt_no=i % 10 + 1, started_at=T0 + timedelta(seconds=i),
+                outcome=Outcome.RETRYABLE_FAILURE)
+        for i in range(count)
+    )
+
+
+def _at_size_limit(n: int) -> Envelope:
+    """An envelope holding as many attempts as C2's 1 MiB lets it (about 8,800)."""
+    base = base_envelope(n, attempts=_history_of(10))
+    empty = len(encode(dataclasses.replace(base, attempts=())).encode("utf-8"))
+    each = -(-(len(encode(base).encode("utf-8")) - empty) // 10)  # the widest, comma too
+    count = (MAX_ENVELOPE_BYTES - empty) // each + 10
+    while True:
+        env = dataclasses.replace(base, attempts=_history_of(count), attempt_count=count % 1_000)
+        over = len(encode(env).encode("utf-8")) - MAX_ENVELOPE_BYTES
+        if over <= 0:
+            return env
+        count -= -(-over // each)
+
+
+@requirement("RDQ-RT-005", carries=("RDQ-ST-005",))
+@pytest.mark.parametrize("count", [1_000, 0], ids=["1000", "at-the-size-limit"])
+def test_every_attempt_is_kept(rdq: Rdq, count: int) -> None:
+    """RDQ-RT-005 (C12, C2): a long history comes back whole, every attempt in its place:
+    1,000 attempts, then as many as fit in 1 MiB. No store may keep only the last N
+    (a capped list, LTRIM). Past 64 KiB: runs after RDQ-ST-005's test."""
+    env = (base_envelope(114, attempts=_history_of(count), attempt_count=count % 1_000)
+           if count else _at_size_limit(115))
+    what = f"an envelope with {len(env.attempts):,} attempts"
+    long_roundtrip(rdq, rdq.namespace(), env, what)
 
 
 @requirement("RDQ-RT-005", kind="property")

@@ -49,13 +49,19 @@ def _rich(n: int) -> Envelope:
     return dataclasses.replace(
         env, attempts=(*env.attempts, second), attempt_count=2,
         headers={**env.headers, "x-old": "1", "": "old empty key"},
+        status=Status.IN_FLIGHT, lease_expires_at=T0 + timedelta(minutes=10),
     )
 
 
 def _bare(n: int) -> Envelope:
-    """The same id with nothing optional: no headers, attempts or unknown fields."""
+    """The same id with nothing optional (no headers, attempts or unknown fields) and
+    every required field other than ``_rich``'s: an upsert that leaves a column out
+    (created_at kept as the insert time, queue as a partition key) fails too."""
     return base_envelope(n, handler_version=None, headers={}, attempts=(), attempt_count=0,
-                         status=Status.SUCCEEDED, next_attempt_at=None, payload=b"")
+                         status=Status.SUCCEEDED, next_attempt_at=None, payload=b"",
+                         queue="emails.send", handler_ref="send-email",
+                         payload_content_type="text/plain", redrive_count=1,
+                         created_at=T0 + timedelta(days=1))
 
 
 @requirement("RDQ-ST-001")

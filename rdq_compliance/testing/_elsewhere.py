@@ -19,6 +19,7 @@ from ..storage._elsewhere import Answer, Problem, read_elsewhere
 from ..storage._stdio import StdioStorage
 from ._failures import OperationHung, is_c17, testee_violations
 from ._guard import CouldNotRun
+from ._symptom_messages import symptom_of_call
 
 if TYPE_CHECKING:
     from ._context import Context
@@ -113,4 +114,7 @@ def _failed(
         summary = f"{step} {problem.message}"
     else:
         summary = f"{step} raised {problem.message}"
-    rdq.fail(f"{summary} ({WHY})", detail=detail, envelopes=shown)
+    # The symptom without WHY: the exception read in a new process is one cause with
+    # the same exception read in this one.
+    rdq.fail(f"{summary} ({WHY})", detail=detail, envelopes=shown,
+             symptom=symptom_of_call(summary, [f"{summary} ({WHY})"], shown))

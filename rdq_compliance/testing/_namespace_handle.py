@@ -16,9 +16,10 @@ from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from ..envelope._clauses import clauses_for_pointer
+from ..envelope._codes import ViolationCode
 from ..envelope._diagnosis import find_rule
 from ..envelope._diff import diff
-from ..envelope._difference import format_diff
+from ..envelope._difference import Difference, format_diff
 from ..envelope._ids import id_from_int
 from ..envelope._model import Envelope
 from ..envelope._validate import validate
@@ -32,7 +33,7 @@ from ._failures import (
     violation_lines,
 )
 from ._guard import CouldNotRun
-from ._symptoms import symptom_of, symptom_of_semantics, symptom_of_violation
+from ._symptoms import kept_in_place, symptom_of, symptom_of_semantics, symptom_of_violation
 
 if TYPE_CHECKING:
     from ..reporting._symptom import Symptom
@@ -206,6 +207,13 @@ class Namespace:
         because = f" ({why})" if why else ""
         if expected is None:
             if got is not None:
+                # Another id's envelope (a key cut short): one defect with the reads of
+                # written ids that find it, whether or not this id was ever written.
+                if got.id != id and ("write", self.name, got.id) in self._owner.history:
+                    summary = (f"{op} returned the envelope written as id {got.id!r}, "
+                               f"expected None{because}")
+                    rdq.fail(summary, detail="returned:\n" + pretty(got),
+                             symptom=_other_id(summary))
                 summary = f"{op} returned an envelope, expected None{because}"
                 rdq.fail(summary, detail="returned:\n" + pretty(got),
                          symptom=self._semantic_symptom(id, summary, found=True))
@@ -217,8 +225,7 @@ class Namespace:
         if got.id != id and got.id in {i for k, _, i in self._owner.history if k == "write"}:
             summary = f"{op} returned the envelope written as id {got.id!r}{because}"
             rdq.fail(summary, envelopes=(expected,), detail="returned:\n" + pretty(got),
-                     symptom=symptom_of_semantics("other-id", "read returned another id's "
-                                                  "envelope", summary))
+                     symptom=_other_id(summary))
         try:
             # A model the stdio bridge built from wire JSON it validated is not
             # validated twice (same versions=None and size limit there).
@@ -233,13 +240,20 @@ class Namespace:
         if violations:
             lines = violation_lines(violations)
             first = violations[0]
+            # Too large and nothing else: the envelope written was within C2's limit, so
+            # what the store added or changed (an _id, a wider number) is the defect.
+            grown = (diff(expected, got) if all(
+                v.code is ViolationCode.PAYLOAD_TOO_LARGE for v in violations) else [])
             rdq.fail(
                 f"{op} returned an invalid envelope (RDQ-RT-004: what a plugin returns is a "
                 f"valid envelope in exact model form){because}:",
                 detail="\n".join(lines),
                 envelopes=(expected,),
-                symptom=symptom_of_violation(first, clauses_of(first.code) or "C11", lines,
-                                             expected=expected, actual=got),
+                symptom=symptom_of(grown[0], clauses_for_pointer(grown[0]), lines,
+                                   expected=expected, actual=got, found=grown,
+                                   earlier=self.written.get(id, [])[:-1]) if grown
+                else symptom_of_violation(first, clauses_of(first.code) or "C11", lines,
+                                          expected=expected, actual=got),
             )
         found = diff(expected, got)
         differences = found
@@ -270,7 +284,8 @@ class Namespace:
                 envelopes=(expected,),
                 symptom=symptom_of(differences[0], clauses_for_pointer(differences[0]), lines,
                                    expected=expected, actual=got, earlier=earlier,
-                                   rewrite_ignored=self._rewrite_ignored(expected, got, earlier),
+                                   rewrite_ignored=self._rewrite_ignored(expected, got, earlier,
+                                                                         found),
                                    found=found),
             )
 
@@ -282,15 +297,17 @@ class Namespace:
         return rule is not None and rule.requirement == self.rdq.judges
 
     def _rewrite_ignored(
-        self, expected: Envelope, got: Envelope, earlier: list[Envelope]
+        self, expected: Envelope, got: Envelope, earlier: list[Envelope],
+        found: list[Difference],
     ) -> bool | None:
-        """An earlier version of the id came back: was the rewrite ignored, or does the
-        store turn the latest version into the earlier one (trimming "m " to "m")? A
-        probe tells: the latest version written once under a fresh id and read back. As
-        written: the store keeps it, so the rewrite was ignored (RDQ-ST-001); as the
-        earlier one: the store changes it. None when no earlier version came back or the
-        probe tells nothing (the failure is judged already: this only names its cause)."""
-        if not any(e == got for e in earlier):
+        """An earlier version of the id came back, whole or in the values that differ
+        (``found``): was the rewrite ignored, or does the store turn the latest version
+        into the earlier one (trimming "m " to "m")? A probe tells: the latest version
+        written once under a fresh id and read back. As written: the store keeps it, so
+        the rewrite was ignored (RDQ-ST-001); as the earlier one: the store changes it.
+        None when no earlier version came back or the probe tells nothing (the failure
+        is judged already: this only names its cause)."""
+        if not (any(e == got for e in earlier) or kept_in_place(found, expected, earlier)):
             return None
         probe = dataclasses.replace(expected, id=id_from_int(secrets.randbits(80)))
         back = self._probe([probe])
@@ -350,3 +367,7 @@ class Namespace:
                 f"adapter.close() of namespace {self.name!r} raised "
                 f"{describe_storage_error(result)}"
             )
+
+
+def _other_id(summary: str) -> Symptom:
+    return symptom_of_semantics("other-id", "read returned another id's envelope", summary)

@@ -11,7 +11,9 @@ from collections.abc import Iterable
 from ..envelope._triggers import triggers_of
 from ..reporting._symptom import Symptom, fallback_symptom, mask
 
-__all__ = ["DIFF_LINES", "short", "symptom_of_exception", "symptom_of_failure"]
+__all__ = [
+    "DIFF_LINES", "short", "symptom_of_call", "symptom_of_exception", "symptom_of_failure",
+]
 
 DIFF_LINES = 6
 """Diff lines a symptom keeps."""
@@ -63,10 +65,15 @@ def symptom_of_failure(message: str, envelopes: Iterable[object] = ()) -> Sympto
     m = _PLUGIN_LINE.search(message)
     if m is None:
         return fallback_symptom(message)
-    body = m.group("body")
+    lines = [ln for ln in message.splitlines() if ln.strip()][1:DIFF_LINES + 1]
+    return symptom_of_call(m.group("body"), lines, envelopes)
+
+
+def symptom_of_call(body: str, lines: list[str], envelopes: Iterable[object] = ()) -> Symptom:
+    """:func:`symptom_of_failure` of the summary ``body`` alone (what follows
+    "plugin 'label': "); ``lines``: what the symptom shows of the failure."""
     op_match = _CALL.search(body) or _OPERATION.match(body)
     op = op_match.group("op") if op_match else "call"
-    lines = [ln for ln in message.splitlines() if ln.strip()][1:DIFF_LINES + 1]
 
     def refusal(code: str, summary: str) -> Symptom:
         # Refusals group by operation and C17 code (issue 21 §1): one store refusing

@@ -14,7 +14,7 @@ from ..envelope._diagnosis import difference_class, pointer_pattern
 from ..envelope._diff import diff
 from ..envelope._difference import Difference
 from ..envelope._json import json_equal
-from ..envelope._model import Envelope
+from ..envelope._model import Attempt, Envelope
 from ..envelope._text_change import text_change
 from ..envelope._validate import Violation
 from ..reporting._symptom import LOST_TO_NULL, NULL_OMITTED, Symptom
@@ -29,7 +29,7 @@ from ._symptom_keys import (
 from ._symptom_messages import DIFF_LINES, short, symptom_of_exception, symptom_of_failure
 
 __all__ = [
-    "pointer_pattern", "symptom_of", "symptom_of_exception", "symptom_of_failure",
+    "kept_in_place", "pointer_pattern", "symptom_of", "symptom_of_exception", "symptom_of_failure",
     "symptom_of_semantics", "symptom_of_violation",
 ]
 
@@ -65,17 +65,44 @@ def _reordered(expected: Envelope, actual: Envelope) -> bool:
     e, a = list(expected.attempts), list(actual.attempts)
     if e == a or len(e) < 2 or not a:
         return False
+    # Equal attempts (the structural diff finds nothing) share attempt_no and started_at:
+    # matched within those buckets, thousands of attempts cost no more than a diff.
+    buckets: dict[object, list[Attempt]] = {}
+    for x in e:
+        buckets.setdefault(_bucket(x), []).append(x)
     if len(a) == len(e):
         # the same attempts in another order; not two read as one written (a store that
         # drops unknown fields reads two attempts differing only in them as equal)
-        left = list(e)
         for x in a:
-            if x not in left:
+            left = buckets.get(_bucket(x), [])
+            i = next((i for i, y in enumerate(left) if x == y), -1)
+            if i < 0:
                 return False
-            left.remove(x)
+            del left[i]
         return True
     moved = any(x != y for x, y in zip(e, a, strict=False))
-    return all(x in e for x in a) and (len(a) < len(e) or moved)
+    return all(x in buckets.get(_bucket(x), ()) for x in a) and (len(a) < len(e) or moved)
+
+
+def _bucket(attempt: Attempt) -> object:
+    key = (attempt.attempt_no, attempt.started_at)
+    try:
+        hash(key)
+    except TypeError:  # a plugin's odd value: equal to no attempt written
+        return None
+    return key
+
+
+def _cut_history(expected: Envelope, actual: Envelope) -> str:
+    """Which end of the history came back alone ("first", "last"), or "": a store that
+    keeps N attempts (a capped list, LTRIM) loses the others, it moves none."""
+    e, a = expected.attempts, actual.attempts
+    if not a or len(a) >= len(e):
+        return ""
+    numbers = {x.attempt_no for x in a}
+    if len(numbers) == len(a) == len({x.attempt_no for x in e}):
+        return ""  # one attempt per attempt_no: records merged by it, not a cut
+    return "first" if e[:len(a)] == a else "last" if e[-len(a):] == a else ""
 
 
 def symptom_of(
@@ -105,25 +132,33 @@ def symptom_of(
     # read back exactly the earlier version ("m " stripped to "m", "" read as null).
     # ``rewrite_ignored``: what a probe found (``Namespace._rewrite_ignored``), which
     # decides where it found anything.
-    if rewrite_ignored is True or (
-            rewrite_ignored is None
-            and isinstance(actual, Envelope) and difference_class(first) != "missing"
-            and any(e is not expected and e == actual for e in earlier)
+    whole = isinstance(actual, Envelope) and any(
+        e is not expected and e == actual for e in earlier)
+    if (rewrite_ignored is True and whole) or (
+            rewrite_ignored is None and whole and difference_class(first) != "missing"
             and expected is not None
             and len({difference_class(d) for d in differences()}) >= 2):
         return Symptom(pointer="/", pattern="/", kind="earlier version read back",
                        clause="C13", summary="the version written before the rewrite came back",
                        diff="\n".join(lines), difference="stale")
-    if difference_class(first) == "unexpected" and _left_behind(differences(), expected,
-                                                                 earlier):
+    if rewrite_ignored is True or (difference_class(first) == "unexpected" and _left_behind(
+            differences(), expected, earlier)):
         # Parts of the earlier version kept beside the rewrite (HSET without DEL, attempt
-        # rows never deleted): the rewrite's defect wherever they show, one cause with a
-        # rewrite ignored, not "unexpected" at each place.
+        # rows never deleted) or in its place (an upsert that leaves created_at): the
+        # rewrite's defect wherever they show, one cause with a rewrite ignored, not
+        # "unexpected" or "instant changed" at each place.
         return Symptom(pointer=first.pointer or "/", pattern=pointer_pattern(first.pointer) or "/",
                        kind="kept from an earlier version", clause="C13",
                        summary=short("kept from the version written before the rewrite: "
                                      + _summary(first)),
                        diff="\n".join(lines), difference="stale")
+    if (isinstance(expected, Envelope) and isinstance(actual, Envelope)
+            and first.pointer.startswith("/attempts")
+            and (kept := _cut_history(expected, actual))):
+        n, of = len(actual.attempts), len(expected.attempts)
+        return Symptom(pointer="/attempts", pattern="/attempts", kind="attempts lost",
+                       clause="C12", summary=f"attempts lost: {of:,} written, only the {kept} "
+                       f"{n:,} came back", diff="\n".join(lines), difference="missing")
     if (isinstance(expected, Envelope) and isinstance(actual, Envelope)
             and first.pointer.startswith("/attempts") and _reordered(expected, actual)):
         got = [a.attempt_no for a in actual.attempts]
@@ -183,14 +218,25 @@ def symptom_of(
 
 
 def _left_behind(found: Sequence[Difference], expected: Envelope | None,
-                 earlier: Sequence[Envelope]) -> bool:
+                 earlier: Sequence[Envelope], kinds: tuple[str, ...] = ("unexpected",)
+                 ) -> bool:
     """Everything the read holds that was not written (each key, field or item ``found``
-    calls unexpected) is what an earlier version of the id held at that place (not
-    always the same one: a store that merges every rewrite keeps keys of each)."""
-    extra = [d for d in found if d.kind == "unexpected"]
+    calls unexpected; with ``kinds``, also each value changed) is what an earlier version
+    of the id held at that place (not always the same one: a store that merges every
+    rewrite keeps keys of each)."""
+    extra = [d for d in found if d.kind in kinds]
     return bool(extra) and all(
         any(json_equal(value_at(version, d.pointer), d.actual)
             for version in earlier if version is not expected) for d in extra)
+
+
+def kept_in_place(found: Sequence[Difference], expected: Envelope,
+                  earlier: Sequence[Envelope]) -> bool:
+    """Every value the read changed is what an earlier version held there (an upsert
+    that leaves ``created_at``); a store that mangles values can do that too ("" read as
+    null), so only a probe can tell (``Namespace._rewrite_ignored``)."""
+    return any(d.kind in ("changed", "type") for d in found) and _left_behind(
+        found, expected, earlier, ("changed", "type", "unexpected"))
 
 
 def _only_nulls_lost(found: Sequence[Difference]) -> bool:

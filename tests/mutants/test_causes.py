@@ -59,6 +59,14 @@ CASES = {
     "upsert_merges_headers": "RDQ-ST-001",
     # Go's strings.TrimSpace on the error message and stack, behind the stdio bridge
     "t_trim_space": "RDQ-RT-006",
+    # the last 1,000 attempts kept (LTRIM): attempts lost, not reordered
+    "redis_ltrim_attempts": "RDQ-RT-005",
+    # MongoDB's _id added to every read: an unknown field no version held, not RDQ-ST-001
+    "mongodb_id_returned": "RDQ-UF-001",
+    # an upsert that keeps the first created_at: the rewrite's defect, not the instant's
+    "upsert_keeps_created_at": "RDQ-ST-001",
+    # a MIME encoder's line breaks: the read raises, here and in a new process
+    "payload_mime_base64": "RDQ-RT-008",
 }
 _FULL: list[KitResult] = []
 _STOPPED: dict[str, KitResult] = {}
@@ -135,6 +143,9 @@ _NOT_STOPPED = {
     # Booleans at every level: -x stops at the detail's test (RDQ-UF-006's run first),
     # whose failure the one cause holds; test_first_failure accepts either.
     "mysql_boolean_tinyint": "stops on RDQ-UF-006, the other declared one",
+    # Every read carries the added _id: -x stops at the first test run (RDQ-RT-007's, an
+    # earlier row), whose one cause already names RDQ-UF-001 (checked above).
+    "mongodb_id_returned": "stops on the first test run; its cause names RDQ-UF-001",
 }
 
 

@@ -407,6 +407,17 @@ class EmptyPayloadNull(DocStorage):
         return replace(env, payload=None) if env.payload == b"" else env  # type: ignore[arg-type]  # the defect
 
 
+@mutant("payload_mime_base64", "payload re-encoded by a MIME encoder (Java's "
+        "Base64.getMimeEncoder(), Python's base64.encodebytes)", "returns payloads longer than "
+        "57 bytes as base64 broken into lines of 76 characters", R + "008")
+class PayloadMimeBase64(DocStorage):
+    def on_read(self, doc: Obj) -> Obj:
+        raw = base64.b64decode(doc["payload"])
+        if len(raw) > 57:
+            doc["payload"] = base64.encodebytes(raw).decode().rstrip("\n")
+        return doc
+
+
 @mutant("payload_base64url", "payload kept as URL-safe base64, decoded with the standard "
         "alphabet (non-validating decoder)", "mangles payload bytes that encode to + or /",
         R + "008")
@@ -607,6 +618,15 @@ class DropUnknownTop(DocStorage):
     on_write = staticmethod(_drop_unknown(ENVELOPE_FIELDS))  # type: ignore[assignment]
 
 
+@mutant("mongodb_id_returned", "MongoDB find_one() without a projection: the document "
+        "comes back with the _id the server added", "adds an unknown top-level field '_id' "
+        "to every envelope read", M + "UF-001")
+class MongodbIdReturned(DocStorage):
+    def on_read(self, doc: Obj) -> Obj:
+        doc["_id"] = {"$oid": hashlib.md5(doc["id"].encode()).hexdigest()[:24]}
+        return doc
+
+
 @mutant("drop_unknown_attempt", "an attempts table with a column per known field",
         "drops unknown fields of attempt records", M + "UF-002")
 class DropUnknownAttempt(DocStorage):
@@ -789,6 +809,14 @@ class RedisSetAttempts(DocStorage):
         return doc
 
 
+@mutant("redis_ltrim_attempts", "attempts in a Redis list kept short by LTRIM -1000 -1 "
+        "(a capped history)", "keeps only the last 1,000 attempts", R + "005")
+class RedisLtrimAttempts(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        doc["attempts"] = doc["attempts"][-1_000:]
+        return doc
+
+
 # -- storage semantics (C13, C14, C15, C2) -----------------------------------------------------
 
 
@@ -798,6 +826,16 @@ class UpsertMergesHeaders(DocStorage):
     def store(self, table: dict[str, str], key: str, doc: Obj) -> None:
         old = json.loads(table[key]) if key in table else {"headers": {}}
         doc["headers"] = {**old["headers"], **doc["headers"]}
+        super().store(table, key, doc)
+
+
+@mutant("upsert_keeps_created_at", "PostgreSQL `ON CONFLICT (id) DO UPDATE SET` every "
+        "column but created_at (the row's insert time, as an ORM's auto_now_add keeps it)",
+        "a rewrite keeps the created_at of the version written first", M + "ST-001")
+class UpsertKeepsCreatedAt(DocStorage):
+    def store(self, table: dict[str, str], key: str, doc: Obj) -> None:
+        if key in table:
+            doc["created_at"] = json.loads(table[key])["created_at"]
         super().store(table, key, doc)
 
 

@@ -35,7 +35,11 @@ T = datetime(2026, 7, 20, 14, 3, 22, 117_000, tzinfo=UTC)
     ("/x_top/n", 2**60, 2**60 + 1, "changed", "RDQ-UF-005", ("C5",)),
     ("/attempts/0/error/message", "a\x00b", "ab", "changed", "RDQ-RT-006", ("C4",)),
     ("/headers/Key", "1", None, "missing", "RDQ-RT-009", ("C8", "C4")),
-    ("/headers/old", None, "1", "unexpected", "RDQ-ST-001", ("C13",)),
+    # a header, unknown field or attempt never written: the place's own requirement; one
+    # an earlier version held (the "stale" class, a failed read's diagnosis): RDQ-ST-001
+    ("/headers/old", None, "1", "unexpected", "RDQ-RT-009", ("C8", "C4")),
+    ("/_id", None, {"$oid": "1"}, "unexpected", "RDQ-UF-001", ("C10",)),
+    ("/attempts/1", None, {"attempt_no": 1}, "unexpected", "RDQ-RT-005", ("C12",)),
     ("/payload", b"\xff", b"\xef\xbf\xbd", "changed", "RDQ-RT-008", ("C7",)),
     # a value cut to a column's length (issue 22): RDQ-RT-011, wherever it is ...
     ("/attempts/0/error/type", "E" * 300, "E" * 255, "changed", "RDQ-RT-011", ("C4",)),
@@ -394,6 +398,72 @@ def test_reversed_attempts_are_one_reordered_symptom():
     s = symptom_of(diff(env, back)[0], "", [], expected=env, actual=back)
     assert (s.pattern, s.difference) == ("/attempts", "reordered")
     assert find_rule(s.pattern, s.difference).requirement == "RDQ-RT-005"
+
+
+def _history(count: int):
+    from dataclasses import replace
+
+    from rdq_compliance.testing import base_envelope
+
+    env = base_envelope(4)
+    one = env.attempts[0]
+    return replace(env, attempts=tuple(
+        replace(one, attempt_no=i % 10 + 1, started_at=T + timedelta(seconds=i))
+        for i in range(count)))
+
+
+@pytest.mark.parametrize("kept", ["first", "last"])
+def test_a_history_cut_to_its_first_or_last_attempts_is_attempts_lost(kept):
+    """A capped list (LTRIM) keeps one end of the history: attempts lost (RDQ-RT-005),
+    not reordered, and the summary says which end came back."""
+    from dataclasses import replace
+
+    from rdq_compliance.envelope._diff import diff
+
+    env = _history(200)
+    back = replace(env, attempts=env.attempts[:50] if kept == "first" else env.attempts[-50:])
+    s = symptom_of(diff(env, back)[0], "", [], expected=env, actual=back)
+    assert (s.pattern, s.difference, s.kind) == ("/attempts", "missing", "attempts lost")
+    assert s.summary == f"attempts lost: 200 written, only the {kept} 50 came back"
+    assert find_rule(s.pattern, s.difference).requirement == "RDQ-RT-005"
+
+
+def test_attempts_merged_by_attempt_no_are_not_a_cut():
+    """One record per attempt_no (a key on it, INSERT OR IGNORE) may leave exactly the
+    first records: merged, so reordered, not a cap."""
+    from dataclasses import replace
+
+    from rdq_compliance.envelope._diff import diff
+
+    env = _history(30)  # attempt_no 1..10, three times
+    back = replace(env, attempts=env.attempts[:10])
+    s = symptom_of(diff(env, back)[0], "", [], expected=env, actual=back)
+    assert s.difference == "reordered", s
+
+
+def test_thousands_of_shuffled_attempts_are_matched_in_linear_time(monkeypatch):
+    """8,800 attempts read back reversed: one reordered symptom, the matching bucketed by
+    attempt_no and started_at (comparing every pair took 49 s on a read of this size):
+    a few comparisons per attempt, counted, not timed."""
+    from dataclasses import replace
+
+    from rdq_compliance import Attempt
+    from rdq_compliance.envelope._diff import diff
+
+    env = _history(8_800)
+    back = replace(env, attempts=tuple(reversed(env.attempts)))
+    found = diff(env, back)
+    compared = []
+    equal = Attempt.__eq__
+
+    def counted(self, other):
+        compared.append(1)
+        return equal(self, other)
+
+    monkeypatch.setattr(Attempt, "__eq__", counted)
+    s = symptom_of(found[0], "", [], expected=env, actual=back, found=found)
+    assert s.difference == "reordered"
+    assert len(compared) <= 4 * 8_800, len(compared)
 
 
 def test_attempts_that_lost_their_unknown_fields_are_not_reordered():

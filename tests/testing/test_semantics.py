@@ -223,3 +223,57 @@ def test_a_read_that_only_lost_fields_is_no_leak() -> None:
     assert lost.value.symptom is not None
     assert (lost.value.symptom.difference, lost.value.symptom.pattern) == ("missing", "/*")
     rdq.teardown()
+
+
+def test_a_read_of_an_unwritten_id_that_finds_another_ids_envelope_is_other_id() -> None:
+    """RDQ-RT-002 (C13): a key cut short (CHAR(20) of a 26-character id) makes ids that
+    share a prefix one: a read of an id never written returns its neighbour's envelope.
+    The same defect as a written id reading its neighbour's ("other-id"), not "absent"
+    (RDQ-ST-002) or, where the id was written elsewhere, "leaked" (RDQ-ST-006)."""
+    rdq, storage = _handle("RDQ-ST-002")
+    ns, other = rdq.namespace(), rdq.namespace()
+    written, unwritten = base_envelope(1), base_envelope(2)
+    ns.write(written)
+    other.write(unwritten)  # the id exists elsewhere: once "leaked"
+    storage.data[ns.name][unwritten.id] = written
+    with pytest.raises(CheckFailed, match=f"written as id {written.id!r}") as found:
+        ns.expect(unwritten.id, None)
+    assert found.value.symptom is not None and found.value.symptom.difference == "other-id"
+    storage.data[ns.name][unwritten.id] = dataclasses.replace(written, id=unwritten.id)
+    with pytest.raises(CheckFailed) as absent:  # its own id: a read of nothing found one
+        ns.expect(unwritten.id, None)
+    assert absent.value.symptom is not None and absent.value.symptom.difference == "leaked"
+    rdq.teardown()
+
+
+@pytest.mark.parametrize("keeps_new", [True, False])
+def test_a_value_an_earlier_version_held_is_the_rewrite_when_a_probe_says_so(
+    keeps_new: bool,
+) -> None:
+    """RDQ-ST-001 (C13): a rewrite read back with the created_at of the version written
+    first (an upsert that leaves the column). A store that mangles created_at could return
+    the same value by itself, so a probe (the new version under a fresh id) tells: kept as
+    written, the rewrite's defect ("stale"); changed there too, the instant's."""
+    rdq, storage = _handle("RDQ-ST-001")
+    ns = rdq.namespace()
+    old = base_envelope(1)
+    new = dataclasses.replace(old, created_at=old.created_at.replace(year=2027),
+                              queue="emails.send")
+    ns.write(old)
+    ns.write(new)
+    adapter = ns.adapter
+    write = adapter.write
+
+    def keep_created_at(env: Any) -> None:
+        write(env if keeps_new else dataclasses.replace(env, created_at=old.created_at))
+
+    adapter.write = keep_created_at
+    storage.data[ns.name][old.id] = dataclasses.replace(new, created_at=old.created_at)
+    with pytest.raises(CheckFailed) as kept:
+        ns.expect(new.id, new)
+    symptom = kept.value.symptom
+    assert symptom is not None
+    assert symptom.difference == ("stale" if keeps_new else "instant"), symptom
+    if keeps_new:
+        assert symptom.summary.startswith("kept from the version written before the rewrite")
+    rdq.teardown()
