@@ -132,11 +132,13 @@ def symptom_of(
     # read back exactly the earlier version ("m " stripped to "m", "" read as null).
     # ``rewrite_ignored``: what a probe found (``Namespace._rewrite_ignored``), which
     # decides where it found anything.
-    whole = isinstance(actual, Envelope) and any(
-        e is not expected and e == actual for e in earlier)
-    if (rewrite_ignored is True and whole) or (
-            rewrite_ignored is None and whole and difference_class(first) != "missing"
-            and expected is not None
+    def whole() -> bool:  # the read is an earlier version, every field of it
+        return isinstance(actual, Envelope) and any(
+            e is not expected and e == actual for e in earlier)
+
+    if (rewrite_ignored is True and whole()) or (
+            rewrite_ignored is None and difference_class(first) != "missing"
+            and expected is not None and whole()
             and len({difference_class(d) for d in differences()}) >= 2):
         return Symptom(pointer="/", pattern="/", kind="earlier version read back",
                        clause="C13", summary="the version written before the rewrite came back",
