@@ -41,7 +41,8 @@ DIFFERENCES: Mapping[str, str] = {
                "naive datetime, non-canonical wire JSON)",
     "reordered": "the attempts came back in another order (or with duplicates merged)",
     "instant": "a timestamp came back as another instant or form",
-    "empty-null": 'null came back for "", {} or [] (or the other way round)',
+    "empty-null": 'null came back for "", {} or [] (or the other way round), or {} for [] '
+                  "(or the other way round)",
     "number": "a number came back with another value or type",
     "text": "a string came back with other code points",
     "marker": "a string that ended with the truncation marker came back without it (and "
@@ -323,6 +324,10 @@ def _is_number(v: object) -> bool:
 
 
 def _null_against_empty(a: object, b: object) -> bool:
+    """One of null, "", {} and [] for another (C9): null for an empty value, or the
+    reverse, or {} for [] (PHP's json_encode of an empty array), or the reverse."""
+    if type(a) in (dict, list) and type(b) in (dict, list) and type(a) is not type(b):
+        return not a and not b
     other = b if a is None else a if b is None else None
     return (a is None) != (b is None) and type(other) in (str, dict, list) and not other
 

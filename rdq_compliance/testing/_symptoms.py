@@ -276,7 +276,8 @@ def _change(difference: str, expected: object, actual: object) -> str:
         # the marker cut away) is a cut, as every other cut of that store.
         return "cut short" if difference == "cut" and change != "cut at U+0000" else change
     if difference == "empty-null":
-        return "empty read as null" if actual is None else "null read as empty"
+        return ("empty read as null" if actual is None else "null read as empty"
+                if expected is None else f"{json.dumps(expected)} read as {json.dumps(actual)}")
     if difference == "missing" and expected is None:
         return NULL_OMITTED  # a field that held null did not come back
     if difference in ("type", "changed") and actual is None and expected is not None:

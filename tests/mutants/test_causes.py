@@ -67,6 +67,8 @@ CASES = {
     "upsert_keeps_created_at": "RDQ-ST-001",
     # a MIME encoder's line breaks: the read raises, here and in a new process
     "payload_mime_base64": "RDQ-RT-008",
+    # {} read as [] at every level (PHP): one of the four empty values for another
+    "php_empty_object_as_array": "RDQ-RT-010",
 }
 _FULL: list[KitResult] = []
 _STOPPED: dict[str, KitResult] = {}

@@ -587,6 +587,25 @@ class GoNilSliceNull(DocStorage):
         return doc
 
 
+@mutant("php_empty_object_as_array", "PHP: json_decode($json, true) then json_encode(): an "
+        "empty object decodes to an empty array, which encodes as []",
+        "turns {} inside unknown fields and detail into []", R + "010")
+class PhpEmptyObjectAsArray(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        def php(v: Any) -> Any:
+            if v == {}:
+                return []
+            if isinstance(v, dict):
+                return {k: php(x) for k, x in v.items()}
+            if isinstance(v, list):
+                return [php(x) for x in v]
+            return v
+
+        for obj, key in list(unknown_containers(doc)):
+            obj[key] = php(obj[key])
+        return doc
+
+
 @mutant("jackson_non_null_unknown", "Jackson @JsonInclude(NON_NULL) on the residual map",
         "drops unknown fields whose value is null (payload_ref: null too)", M + "UF-001",
         M + "UF-004")

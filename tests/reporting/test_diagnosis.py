@@ -39,6 +39,11 @@ T = datetime(2026, 7, 20, 14, 3, 22, 117_000, tzinfo=UTC)
     # an earlier version held (the "stale" class, a failed read's diagnosis): RDQ-ST-001
     ("/headers/old", None, "1", "unexpected", "RDQ-RT-009", ("C8", "C4")),
     ("/_id", None, {"$oid": "1"}, "unexpected", "RDQ-UF-001", ("C10",)),
+    # {} read as [] or the reverse (PHP's json_encode of an empty array), at any level:
+    # one of C9's four empty values for another; a non-empty one is its place's
+    ("/x_top", {}, [], "type", "RDQ-RT-010", ("C9",)),
+    ("/attempts/0/error/detail/k", [], {}, "type", "RDQ-RT-010", ("C9",)),
+    ("/attempts/0/x_a", {"0": 1}, [1], "type", "RDQ-UF-002", ("C10",)),
     ("/attempts/1", None, {"attempt_no": 1}, "unexpected", "RDQ-RT-005", ("C12",)),
     ("/payload", b"\xff", b"\xef\xbf\xbd", "changed", "RDQ-RT-008", ("C7",)),
     # a value cut to a column's length (issue 22): RDQ-RT-011, wherever it is ...
@@ -72,6 +77,11 @@ def test_the_table_names_the_requirement_by_the_defect(pointer, expected, actual
     s = symptom_of(d, "", [])
     rule = find_rule(s.pattern, s.difference)
     assert rule is not None and (rule.requirement, rule.clauses) == (requirement, clauses)
+
+
+def test_an_empty_object_read_as_an_empty_array_says_so():
+    s = symptom_of(Difference("/x_top", "type", {}, [], "type changed"), "", [])
+    assert (s.difference, s.change) == ("empty-null", "{} read as []")
 
 
 def test_the_table_is_data_with_known_vocabulary():
