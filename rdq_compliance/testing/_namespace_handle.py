@@ -16,7 +16,6 @@ from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from ..envelope._clauses import clauses_for_pointer
-from ..envelope._codes import ViolationCode
 from ..envelope._diagnosis import find_rule
 from ..envelope._diff import diff
 from ..envelope._difference import Difference, format_diff
@@ -240,20 +239,13 @@ class Namespace:
         if violations:
             lines = violation_lines(violations)
             first = violations[0]
-            # Too large and nothing else: the envelope written was within C2's limit, so
-            # what the store added or changed (an _id, a wider number) is the defect.
-            grown = (diff(expected, got) if all(
-                v.code is ViolationCode.PAYLOAD_TOO_LARGE for v in violations) else [])
             rdq.fail(
                 f"{op} returned an invalid envelope (RDQ-RT-004: what a plugin returns is a "
                 f"valid envelope in exact model form){because}:",
                 detail="\n".join(lines),
                 envelopes=(expected,),
-                symptom=symptom_of(grown[0], clauses_for_pointer(grown[0]), lines,
-                                   expected=expected, actual=got, found=grown,
-                                   earlier=self.written.get(id, [])[:-1]) if grown
-                else symptom_of_violation(first, clauses_of(first.code) or "C11", lines,
-                                          expected=expected, actual=got),
+                symptom=symptom_of_violation(first, clauses_of(first.code) or "C11", lines,
+                                             expected=expected, actual=got),
             )
         found = diff(expected, got)
         differences = found

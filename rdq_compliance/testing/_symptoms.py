@@ -9,6 +9,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
+from ..envelope._clauses import clauses_for_pointer
 from ..envelope._codes import ViolationCode
 from ..envelope._diagnosis import difference_class, pointer_pattern
 from ..envelope._diff import diff
@@ -301,16 +302,21 @@ def symptom_of_semantics(difference: str, kind: str, summary: str) -> Symptom:
 _SIZE_LIMITS = frozenset({ViolationCode.MESSAGE_TOO_LONG, ViolationCode.STACK_TOO_LONG,
                           ViolationCode.PAYLOAD_TOO_LARGE})
 """Violations of a size limit (C1, C2): a store that grows what it reads breaks them."""
+_FREE_TEXT_RULES = frozenset({ViolationCode.LEASE_EXPIRED_ERROR})
+"""Violations of a rule on a free-text field's value (C4): a store that changes every
+string (case folded, trimmed) breaks them where the rule applies."""
 
 
 def _what_differs(pointer: str, expected: object, actual: object, code: str = "") -> str:
     """The class of an invalid value read where ``expected`` was written, when it says
     more than "invalid": null for an empty map or payload (RDQ-RT-009's and RDQ-RT-008's,
     not the model's types), an integer pushed out of range (a number changed), an aware
-    instant off by microseconds (an instant changed), a string or payload a store grew
-    past a size limit (``code``; re-read as Latin-1, the payload as text: that store's
-    defect). A naive datetime, another type for an equal value (1.0 for 1) or an id
-    changed into one that is not canonical stays "invalid" (RDQ-RT-004)."""
+    instant off by microseconds (an instant changed), free text changed the way a store
+    changes every string where a rule of ``code`` fixes its value (rdq.LeaseExpired lower
+    -cased: that store's string defect), a string or payload a store grew past a size
+    limit (``code``; re-read as Latin-1, the payload as text: that store's defect). A naive
+    datetime, another type for an equal value (1.0 for 1) or an id changed into one that
+    is not canonical stays "invalid" (RDQ-RT-004)."""
     e, a = value_at(expected, pointer), value_at(actual, pointer)
     if e is MISSING or a is MISSING:
         return "invalid"
@@ -320,6 +326,8 @@ def _what_differs(pointer: str, expected: object, actual: object, code: str = ""
     if found in ("empty-null", "number") or (found == "bytes" and a is None):
         return found
     if found == "instant" and isinstance(a, datetime) and a.tzinfo is not None:
+        return found
+    if found == "text" and code in _FREE_TEXT_RULES and _mangled(e, a):
         return found
     if code in _SIZE_LIMITS and _grown(found, e, a):
         return found
@@ -373,6 +381,13 @@ def symptom_of_violation(
     at = first.pointer
     if expected is not None and actual is not None and not at and first.code in _SIZE_LIMITS:
         at = _first_grown(expected, actual) or ""
+        if not at and isinstance(expected, Envelope) and isinstance(actual, Envelope):
+            # Too large, and nothing grown in place: what the store added (MongoDB's _id)
+            # or changed is the defect; the envelope written was within C2's limit.
+            found = diff(expected, actual)
+            if found:
+                return symptom_of(found[0], clauses_for_pointer(found[0]), lines,
+                                  expected=expected, actual=actual, found=found)
     if expected is not None and actual is not None and at:
         difference = _what_differs(at, expected, actual, first.code)
         change = _change(difference, value_at(expected, at), value_at(actual, at))

@@ -277,3 +277,44 @@ def test_a_value_an_earlier_version_held_is_the_rewrite_when_a_probe_says_so(
     if keeps_new:
         assert symptom.summary.startswith("kept from the version written before the rewrite")
     rdq.teardown()
+
+
+def test_a_lease_error_type_changed_like_every_string_is_that_string_defect() -> None:
+    """RDQ-RT-006 (C4): a store that lower-cases every error.type turns rdq.LeaseExpired
+    into an invalid envelope (LEASE_EXPIRED_ERROR): the same string defect as every other
+    type it lower-cased, not a cause of its own under RDQ-RT-004. Another value of a
+    lease's error, or a violation with no rule on free text, stays "invalid"."""
+    from rdq_compliance import ErrorInfo, Outcome
+    from rdq_compliance.envelope._codes import ViolationCode
+
+    env = base_envelope(1)
+    lease = dataclasses.replace(env.attempts[0], outcome=Outcome.LEASE_EXPIRED,
+                                error=ErrorInfo(type="rdq.LeaseExpired", message="m"))
+    env = dataclasses.replace(env, attempts=(lease,))
+
+    def read_with(type_: str) -> Any:
+        error = dataclasses.replace(lease.error, type=type_)
+        return dataclasses.replace(env, attempts=(dataclasses.replace(lease, error=error),))
+
+    ptr = "/attempts/0/error/type"
+    lowered = read_with("rdq.leaseexpired")
+    assert _what_differs(ptr, env, lowered, ViolationCode.LEASE_EXPIRED_ERROR) == "text"
+    assert _what_differs(ptr, env, read_with("rdq.Other"),
+                         ViolationCode.LEASE_EXPIRED_ERROR) == "invalid"
+    assert _what_differs(ptr, env, lowered, ViolationCode.FIELD_TYPE) == "invalid"
+
+
+def test_a_read_too_large_by_what_the_store_added_names_the_addition() -> None:
+    """RDQ-UF-001 (C10): an envelope written just under 1 MiB, read back with MongoDB's
+    _id added, is past C2's limit. Nothing grew in place: the added field is the defect
+    (the one of every other read of that store), not "invalid: PAYLOAD_TOO_LARGE"."""
+    from rdq_compliance import MAX_ENVELOPE_BYTES, encode, validate
+    from rdq_compliance.testing._symptoms import symptom_of_violation
+
+    base = base_envelope(1, payload=b"")
+    pad = MAX_ENVELOPE_BYTES - len(encode(base).encode()) - len(',"x_pad":""')
+    env = dataclasses.replace(base, extra={"x_pad": "p" * pad})
+    got = dataclasses.replace(env, extra={**env.extra, "_id": {"$oid": "0" * 24}})
+    (violation,) = validate(got)
+    s = symptom_of_violation(violation, "C2", [], expected=env, actual=got)
+    assert (s.pattern, s.difference) == ("/*", "unexpected"), s
