@@ -161,8 +161,8 @@ REQUIREMENTS: tuple[Requirement, ...] = (
        "equal in their first 32 characters; dropping one leaves the others intact"),
     # many envelopes, aliasing
     _r("RDQ-ST-009", MUST, "storage", ("C13", "C13a"),
-       "No eviction: several hundred envelopes written (some rewritten) to one namespace "
-       "are each read back as last written"),
+       "No eviction: the envelopes written (some rewritten) to one namespace, 300 (quick), "
+       "1,100 (ci) or 10,000 (thorough), are each read back as last written"),
     _r("RDQ-ST-010", MUST, "storage", ("C13a",),
        "What is stored is what was written: changing the object passed to write afterwards "
        "(headers, unknown fields, detail) changes nothing stored (Python adapters)"),

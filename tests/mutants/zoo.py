@@ -1177,6 +1177,14 @@ class LruCacheOverLossyStore(DocStorage):
             del self.cache[key]
 
 
+@mutant("lru_cache_1024_over_lossy_store", "a read cache of the common size (Caffeine "
+        "maximumSize(1024), an LRU of 1,024) in front of a DATETIME column without fsp",
+        "reads are exact while the envelope is among the last 1,024 used; older ones come "
+        "from the store without their milliseconds", M + "ST-009")
+class LruCache1024OverLossyStore(LruCacheOverLossyStore):
+    SIZE = 1_024
+
+
 @mutant("keeps_caller_object", "an in-memory store (a test fake, a Java map of mutable "
         "objects) keeping the envelope object it was given", "the caller's later changes to "
         "its object (headers, unknown fields, detail) show in what is read", M + "ST-010")
