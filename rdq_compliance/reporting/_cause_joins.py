@@ -4,7 +4,8 @@
 table's row, the class of difference and the nature of the change. Some keys are one
 defect only given the rest of the run: an empty value read as null where values of the
 same kind were lost to null, a row that is one case of a wider row, nulls left out at
-several levels, a narrower change of a string beside a wider one. Each join moves the
+several levels, a narrower change of a string beside a wider one, namespaces that
+collide by their names alone. Each join moves the
 failures of one key into another's; none splits a cause.
 """
 
@@ -14,7 +15,9 @@ from ..envelope._diagnosis import requirement_rank, wider_rule
 from ..envelope._text_change import WIDER_CHANGES
 from ._symptom import LOST_TO_NULL, NULL_OMITTED, CauseKey, Symptom, row_name, rows_by_name
 
-__all__ = ["Groups", "join_losses", "join_natures", "join_omitted_nulls", "join_wider"]
+__all__ = [
+    "Groups", "join_losses", "join_names", "join_natures", "join_omitted_nulls", "join_wider",
+]
 
 Groups = dict[CauseKey, list[tuple[str, str, Symptom]]]
 """Failures ``(node id, requirement id, symptom)`` by the key of their cause."""
@@ -100,6 +103,31 @@ def join_natures(groups: Groups) -> set[str]:
                 target = (key[0], key[1], wider)
             wider = WIDER_CHANGES.get(wider)
         if target is not None:
+            joined |= _move(groups, key, target)
+    return joined
+
+
+_ISOLATION = frozenset({"leaked", "survived-drop", "taken-by-drop", "lost-after-drop"})
+"""The classes of a namespace seeing or touching another's data (C14)."""
+
+
+def join_names(groups: Groups) -> set[str]:
+    """Namespaces taken for one another by their names alone (cut to 32 characters,
+    hashed into 16 databases): where the requirements of reads that leaked and drops that
+    took or left envelopes passed their own tests, only the names tests met them (and the
+    state machine's, with its own names), and the defect is one: one cause, the largest
+    of them, whichever class each read found. Returns the node ids that joined it."""
+    rows = rows_by_name()
+    failed = {rid for members in groups.values() for _, rid, _ in members}
+    found = [key for key in groups
+             if (rule := rows.get(key[0])) is not None and rule.requirement not in failed
+             and set(rule.difference.split("|")) <= _ISOLATION]
+    if len(found) < 2:
+        return set()
+    target = max(found, key=lambda k: (len(groups[k]), k))
+    joined: set[str] = set()
+    for key in found:
+        if key != target:
             joined |= _move(groups, key, target)
     return joined
 

@@ -22,7 +22,14 @@ from typing import Any
 from .._requirements import get_requirement
 from ..envelope._diagnosis import find_rule
 from ..envelope._triggers import TRIGGERS
-from ._cause_joins import Groups, join_losses, join_natures, join_omitted_nulls, join_wider
+from ._cause_joins import (
+    Groups,
+    join_losses,
+    join_names,
+    join_natures,
+    join_omitted_nulls,
+    join_wider,
+)
 from ._symptom import NULL_OMITTED, Symptom, cause_key, cause_signature
 
 __all__ = [
@@ -126,7 +133,8 @@ def causes_of(
     for nodeid, rid, s in sorted(failures, key=lambda f: f[0]):
         groups.setdefault(cause_key(s), []).append((nodeid, rid, s))
     join_losses(groups)
-    joined = join_wider(groups) | join_omitted_nulls(groups) | join_natures(groups)
+    joined = (join_wider(groups) | join_omitted_nulls(groups) | join_natures(groups)
+              | join_names(groups))
     everywhere = Counter(rid for members in groups.values() for _, rid, _ in members)
     out: list[dict[str, Any]] = []
     members_of: list[list[str]] = []

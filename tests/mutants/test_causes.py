@@ -69,6 +69,8 @@ CASES = {
     "payload_mime_base64": "RDQ-RT-008",
     # {} read as [] at every level (PHP): one of the four empty values for another
     "php_empty_object_as_array": "RDQ-RT-010",
+    # namespace names cut to 32 characters: reads leak and drops take, by name alone
+    "namespace_cut_32": "RDQ-ST-008",
 }
 _FULL: list[KitResult] = []
 _STOPPED: dict[str, KitResult] = {}

@@ -154,6 +154,22 @@ def test_a_narrower_change_beside_the_wider_one_is_one_cause() -> None:
     assert len(group_causes([failures[0], ("t9", "RDQ-RT-006", other)])) == 2
 
 
+def test_namespaces_taken_for_one_another_by_name_alone_are_one_cause() -> None:
+    """RDQ-ST-008 (C14): a store that cuts namespace names to 32 characters leaks reads
+    and its drops take envelopes, but only for the long names of the names tests (and
+    the state machine's): the leak's and the drop's requirements passed their own tests.
+    One defect of the names, one cause. Where those requirements failed too (a store that
+    ignores the namespace), their classes stay their own causes."""
+    leaked = symptom_of_semantics("leaked", "read returned another namespace's envelope", "x")
+    taken = symptom_of_semantics("taken-by-drop", "read found nothing", "y")
+    by_name = [("n1", "RDQ-ST-008", leaked), ("n2", "RDQ-ST-008", taken),
+               ("s1", "RDQ-ST-006", leaked)]
+    (cause,) = group_causes(by_name)
+    assert (cause["requirement"], cause["failures"]) == ("RDQ-ST-008", 3)
+    own = [("a", "RDQ-ST-003", leaked), ("b", "RDQ-ST-004", taken), *by_name]
+    assert sorted(c["requirement"] for c in group_causes(own)) == ["RDQ-ST-003", "RDQ-ST-004"]
+
+
 def test_different_defects_at_one_place_are_different_causes() -> None:
     """The nature tells string defects apart at the same field; the class tells a
     string from an instant; the table's row tells unknown fields lost at the top from
