@@ -30,12 +30,14 @@ def _stamp(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def could_not_run_reason(moment: datetime, operation: str, message: str) -> str:
-    """The skip reason of a test that met an outage at ``moment``."""
+def could_not_run_reason(moment: datetime, operation: str, message: str, *,
+                         answer: str = "answered UNAVAILABLE") -> str:
+    """The skip reason of a test that met an outage at ``moment``; ``answer``: what the
+    operation did (a lost connection let through: ``raised ConnectionRefusedError``)."""
     first = (message.strip().splitlines() or [""])[0]
     if len(first) > 300:
         first = first[:300] + "…"
-    return f"{_PREFIX}{_stamp(moment)}: {operation} answered UNAVAILABLE: {first}"
+    return f"{_PREFIX}{_stamp(moment)}: {operation} {answer}: {first}"
 
 
 def is_outage_skip(reason: object) -> bool:

@@ -17,7 +17,10 @@ one that could not run (:class:`CouldNotRun`, a skip), unless the same adapter
 answers a read of another id at once and the same call, tried again, answers
 ``UNAVAILABLE`` again: the service is up, so that is a refusal (C17, C20), returned
 to the test like any other ``StorageError``. A second try that succeeds is the call's
-answer (a write replaces, C13, so writing again is harmless).
+answer (a write replaces, C13, so writing again is harmless). A lost connection the
+plugin let through as an exception (``ConnectionRefusedError``) is told apart the same
+way: the service down, the test could not run (its reason says what the plugin should
+have answered); the service up, the exception is the call's defect.
 """
 
 from __future__ import annotations
@@ -120,7 +123,7 @@ class Guard:
         try:
             result = self._guarded(operation, fn, *args)
         except PluginFault as fault:
-            if not _is_unavailable(fault.exc):
+            if not (_is_unavailable(fault.exc) or _disconnected(fault.exc)):
                 raise
             first = fault.exc
         else:
@@ -156,8 +159,13 @@ class Guard:
                 self.unreachable = False
                 return result
         self.unreachable = True
-        message = getattr(exc, "message", None) or str(exc)
-        raise CouldNotRun(could_not_run_reason(datetime.now(UTC), operation, str(message)))
+        now = datetime.now(UTC)
+        if _is_unavailable(exc):
+            message = getattr(exc, "message", None) or str(exc)
+            raise CouldNotRun(could_not_run_reason(now, operation, str(message)))
+        raise CouldNotRun(could_not_run_reason(
+            now, operation, f"{exc} (C20: a plugin answers StorageError(UNAVAILABLE) when its "
+            "service cannot be reached)", answer=f"raised {type(exc).__name__}"))
 
     def _guarded(self, operation: str, fn: Callable[..., Any], *args: Any) -> Any:
         __tracebackhide__ = True
@@ -215,6 +223,20 @@ def _kind(operation: str) -> str:
 
 def _is_unavailable(exc: BaseException) -> bool:
     return isinstance(exc, StorageError) and exc.code == ErrorCode.UNAVAILABLE
+
+
+def _disconnected(exc: BaseException) -> bool:
+    """The plugin let a lost connection through (ConnectionRefusedError, a driver's error
+    raised from one) instead of answering UNAVAILABLE: told from a defect as an answered
+    UNAVAILABLE is, by a probe (C20). A crashed or garbled testee is no outage."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # the exception, what it was raised from, and so on
+        if seen is None or isinstance(seen, TesteeFault):
+            return False
+        if isinstance(seen, ConnectionError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _probe_of(fn: Callable[..., Any]) -> Callable[[], Any] | None:

@@ -6,6 +6,7 @@ adapter held. Register :class:`Plugin` with ``_fake_runtime.started_runtime``.""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from rdq_compliance import Envelope, ErrorCode, StorageError, StorageInfo, hookimpl
 
@@ -44,6 +45,9 @@ class Storage:
         self.lock = threading.Lock()
         self.down: set[str] = set()
         """Kinds of call (``open``, ``write``, ``read``, ``drop``) answered UNAVAILABLE."""
+        self.lost: Callable[[], BaseException] | None = None
+        """Makes what a call of a kind in ``down`` raises instead (a lost connection let
+        through as the driver raised it); None: StorageError(UNAVAILABLE)."""
         self.forget_on_close = False
         """Reads find nothing: what a store that loses unsaved data on close would say
         after the kit closed and reopened an adapter."""
@@ -57,6 +61,8 @@ class Storage:
         with self.lock:
             self.log.append((kind, namespace))
             if kind in self.down:
+                if self.lost is not None:
+                    raise self.lost()
                 raise StorageError(ErrorCode.UNAVAILABLE, f"connection refused ({kind})")
 
     def open(self, namespace: str) -> Adapter:

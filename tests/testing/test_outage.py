@@ -65,6 +65,65 @@ def test_a_call_during_an_outage_could_not_run(rt_plugin: tuple[PluginRuntime, P
     assert not rt.unreachable
 
 
+class _Refused(Exception):
+    """A driver's error raised from a refused connection (as redis-py's or a pool's)."""
+
+
+@pytest.mark.parametrize("raised", ["builtin", "driver"])
+def test_a_lost_connection_let_through_as_an_exception_is_an_outage_too(
+    rt_plugin: tuple[PluginRuntime, Plugin], raised: str,
+) -> None:
+    """C20: a plugin that lets ConnectionRefusedError (or a driver error raised from one)
+    through instead of answering UNAVAILABLE is told apart by the same probe: the service
+    down, the test could not run, its reason naming what the plugin raised; the service
+    up and the call failing again, the exception is that call's defect."""
+    rt, plugin = rt_plugin
+    assert rt.storage is not None
+    adapter = rt.call("storage.open('a')", rt.storage.open, "a")
+
+    def lost() -> BaseException:
+        refused = ConnectionRefusedError(111, "Connection refused")
+        if raised == "builtin":
+            return refused
+        driver = _Refused("Error 111 connecting to 127.0.0.1:6379")
+        driver.__cause__ = refused
+        return driver
+
+    plugin.storage.lost = lost
+    plugin.storage.down = {"write", "read"}
+    with pytest.raises(CouldNotRun) as info:
+        rt.call("write(…) in namespace 'a'", adapter.write, base_envelope(1))
+    assert is_outage_skip(info.value.msg)
+    what = "ConnectionRefusedError" if raised == "builtin" else "_Refused"
+    assert f"write(…) in namespace 'a' raised {what}: " in info.value.msg
+    assert "StorageError(UNAVAILABLE)" in info.value.msg
+    assert plugin.storage.calls[-2:] == ["write", "read"]  # the probe read, no retry
+    plugin.storage.down = {"write"}  # reads answer: the service is up
+    with pytest.raises(PluginFault) as fault:
+        rt.call("write(…) in namespace 'a'", adapter.write, base_envelope(1))
+    assert type(fault.value.exc).__name__ == what
+    assert plugin.storage.calls[-3:] == ["write", "read", "write"]
+    plugin.storage.down = set()
+    rt.call("write(…) in namespace 'a'", adapter.write, base_envelope(1))
+    assert not rt.unreachable
+
+
+def test_a_crashed_testee_is_no_outage() -> None:
+    """A testee that died (its pipe broken) is the plugin's fault, not its service's."""
+    from rdq_compliance.storage._stdio import TesteeFault
+    from rdq_compliance.testing._guard import _disconnected
+
+    try:
+        try:
+            raise BrokenPipeError(32, "Broken pipe")
+        except BrokenPipeError as exc:
+            raise TesteeFault("crash", "testee crashed") from exc
+    except TesteeFault as fault:
+        assert not _disconnected(fault)
+    assert _disconnected(ConnectionResetError(104, "reset"))
+    assert not _disconnected(RuntimeError("boom"))
+
+
 def test_unavailable_while_the_adapter_answers_is_a_refusal(
     rt_plugin: tuple[PluginRuntime, Plugin],
 ) -> None:
