@@ -1,7 +1,8 @@
 """The narrow examples' envelopes (``@requirement(..., narrow=True)``, issue 21 §2).
 
 Some defects damage what every envelope holds: every instant shifted by a time zone,
-the version stamped on read, the dotted header key of the base envelope refused. No
+the version stamped on read, the dotted header key of the base envelope refused, an
+unknown field added to every read. No
 order of the tests can put their own requirement's test first, since every test writes
 those values. A narrow example judges only the differences the diagnosis table gives its
 own requirement and runs before all other tests: each such defect then fails its own
@@ -42,6 +43,9 @@ FIRST_LOOKS: dict[str, Envelope] = {
     "version": _plain(5),
     # RDQ-RT-009: dotted and rdq. header keys (a store refusing dotted keys fails here).
     "dotted-keys": _plain(9, headers={"rdq.source": "kafka://t/0/1", "a.b.c": "d"}),
+    # RDQ-UF-001: no unknown field written, none read (a store adding one to every read,
+    # MongoDB's _id, fails here).
+    "no-unknown-field": _plain(10),
 }
 """Name -> the envelope of the narrow example of that name."""
 

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from rdq_compliance import Envelope, Outcome
 from rdq_compliance.strategies import ids, json_values, unknown_field_maps
+from rdq_compliance.suites._first_looks import first_look
 from rdq_compliance.suites._long_values import long_roundtrip, mixed_width_text
 from rdq_compliance.suites._strategies import envelopes_with_extras_everywhere
 from rdq_compliance.testing import (
@@ -32,6 +33,14 @@ _FIELDS = {f"x_{k}": v for k, v in EVERY_JSON_TYPE.items()}
 # them run after those requirements' tests, each after a plain test of its own.
 _EVERY_TYPE_CARRIES = ("RDQ-RT-006", "RDQ-RT-009", "RDQ-RT-010", "RDQ-UF-005")
 _PLAIN = {"x_text": "kept", "x_int": 7, "x_list": [1, "two"], "x_object": {"k": [3.5]}}
+
+
+@requirement("RDQ-UF-001", narrow=True)
+def test_no_unknown_field_comes_back_unwritten(rdq: Rdq) -> None:
+    """RDQ-UF-001 (C10): a plain envelope without unknown fields comes back without any,
+    judged only by its unknown fields: a store that adds one to every read (MongoDB's
+    _id) fails here, before any other test (``_first_looks``)."""
+    rdq.namespace().roundtrip(first_look("no-unknown-field"))
 
 
 @requirement("RDQ-UF-001")

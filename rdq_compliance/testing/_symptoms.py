@@ -383,10 +383,11 @@ def symptom_of_violation(
         at = _first_grown(expected, actual) or ""
         if not at and isinstance(expected, Envelope) and isinstance(actual, Envelope):
             # Too large, and nothing grown in place: what the store added (MongoDB's _id)
-            # or changed is the defect; the envelope written was within C2's limit.
+            # is the defect, as in every other read; the envelope written was within C2.
             found = diff(expected, actual)
-            if found:
-                return symptom_of(found[0], clauses_for_pointer(found[0]), lines,
+            added = next((d for d in found if d.kind == "unexpected"), None)
+            if added is not None:
+                return symptom_of(added, clauses_for_pointer(added), lines,
                                   expected=expected, actual=actual, found=found)
     if expected is not None and actual is not None and at:
         difference = _what_differs(at, expected, actual, first.code)

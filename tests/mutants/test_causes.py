@@ -147,9 +147,6 @@ _NOT_STOPPED = {
     # Booleans at every level: -x stops at the detail's test (RDQ-UF-006's run first),
     # whose failure the one cause holds; test_first_failure accepts either.
     "mysql_boolean_tinyint": "stops on RDQ-UF-006, the other declared one",
-    # Every read carries the added _id: -x stops at the first test run (RDQ-RT-007's, an
-    # earlier row), whose one cause already names RDQ-UF-001 (checked above).
-    "mongodb_id_returned": "stops on the first test run; its cause names RDQ-UF-001",
 }
 
 
