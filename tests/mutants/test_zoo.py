@@ -87,7 +87,7 @@ class Zoo:
             focus = None if FULL else {e.label: e.focus for e in entries if e.focus}
             self.runs[name] = run_kit([f"--rdq-plugin={e.label}" for e in entries],
                                       extra=BATCH_EXTRA.get(name, ()), timeout=RUN_TIMEOUT,
-                                      focus=focus)
+                                      focus=focus, profile=entries[0].profile)
         return self.runs[name]
 
     def of(self, entry: Entry) -> KitResult:

@@ -1180,7 +1180,7 @@ class LruCacheOverLossyStore(DocStorage):
 @mutant("lru_cache_1024_over_lossy_store", "a read cache of the common size (Caffeine "
         "maximumSize(1024), an LRU of 1,024) in front of a DATETIME column without fsp",
         "reads are exact while the envelope is among the last 1,024 used; older ones come "
-        "from the store without their milliseconds", M + "ST-009")
+        "from the store without their milliseconds", M + "ST-009", profile="ci")
 class LruCache1024OverLossyStore(LruCacheOverLossyStore):
     SIZE = 1_024
 
