@@ -48,6 +48,7 @@ __all__ = [
     "map_model_timestamps",
     "map_strings",
     "map_timestamps",
+    "map_unknown_values",
     "parse_ts",
     "unknown_containers",
     "walk_docs",
@@ -213,6 +214,13 @@ def map_json_values(value: Any, fn: Callable[[Any], Any]) -> Any:
     return fn(value)
 
 
+def map_unknown_values(doc: Obj, fn: Callable[[Any], Any]) -> Obj:
+    """Apply ``fn`` bottom-up to every value inside unknown fields and ``detail``."""
+    for obj, key in list(unknown_containers(doc)):
+        obj[key] = map_json_values(obj[key], fn)
+    return doc
+
+
 def map_json_numbers(doc: Obj, fn: Callable[[int | float], Any]) -> Obj:
     """Apply ``fn`` to every number inside unknown fields and ``detail`` (not bools)."""
 
@@ -221,9 +229,7 @@ def map_json_numbers(doc: Obj, fn: Callable[[int | float], Any]) -> Obj:
             return fn(v)
         return v
 
-    for obj, key in list(unknown_containers(doc)):
-        obj[key] = map_json_values(obj[key], number)
-    return doc
+    return map_unknown_values(doc, number)
 
 
 def map_strings(doc: Obj, fn: Callable[[str], str], *, keys: bool = False) -> Obj:

@@ -55,6 +55,7 @@ from ._adapter import (
     map_model_timestamps,
     map_strings,
     map_timestamps,
+    map_unknown_values,
     parse_ts,
     unknown_containers,
     walk_docs,
@@ -355,18 +356,7 @@ class MysqlFloatSingle(DocStorage):
         "turns true/false inside unknown fields and detail into 1/0", M + "UF-001", M + "UF-006")
 class MysqlBooleanTinyint(DocStorage):
     def on_write(self, doc: Obj) -> Obj:
-        def tiny(v: Any) -> Any:
-            if isinstance(v, bool):
-                return int(v)
-            if isinstance(v, dict):
-                return {k: tiny(x) for k, x in v.items()}
-            if isinstance(v, list):
-                return [tiny(x) for x in v]
-            return v
-
-        for obj, key in list(unknown_containers(doc)):
-            obj[key] = tiny(obj[key])
-        return doc
+        return map_unknown_values(doc, lambda v: int(v) if isinstance(v, bool) else v)
 
 
 @mutant("known_int_as_float", "SQLite REAL / JavaScript numbers for counters",
@@ -573,18 +563,7 @@ class NotNullDefaultEmpty(DocStorage):
         "turns {} and [] inside unknown fields and detail into null", R + "010")
 class GoNilSliceNull(DocStorage):
     def on_write(self, doc: Obj) -> Obj:
-        def nil(v: Any) -> Any:
-            if v == {} or v == []:
-                return None
-            if isinstance(v, dict):
-                return {k: nil(x) for k, x in v.items()}
-            if isinstance(v, list):
-                return [nil(x) for x in v]
-            return v
-
-        for obj, key in list(unknown_containers(doc)):
-            obj[key] = nil(obj[key])
-        return doc
+        return map_unknown_values(doc, lambda v: None if v == {} or v == [] else v)
 
 
 @mutant("php_empty_object_as_array", "PHP: json_decode($json, true) then json_encode(): an "
@@ -592,18 +571,7 @@ class GoNilSliceNull(DocStorage):
         "turns {} inside unknown fields and detail into []", R + "010")
 class PhpEmptyObjectAsArray(DocStorage):
     def on_write(self, doc: Obj) -> Obj:
-        def php(v: Any) -> Any:
-            if v == {}:
-                return []
-            if isinstance(v, dict):
-                return {k: php(x) for k, x in v.items()}
-            if isinstance(v, list):
-                return [php(x) for x in v]
-            return v
-
-        for obj, key in list(unknown_containers(doc)):
-            obj[key] = php(obj[key])
-        return doc
+        return map_unknown_values(doc, lambda v: [] if v == {} else v)
 
 
 @mutant("jackson_non_null_unknown", "Jackson @JsonInclude(NON_NULL) on the residual map",
