@@ -135,7 +135,8 @@ class Guard:
         self, operation: str, fn: Callable[..., Any], args: tuple[Any, ...], exc: BaseException
     ) -> Any:
         """An outage (the test could not run), or a refusal when the same adapter answers
-        a probe read at once and the call, tried again, answers UNAVAILABLE again."""
+        a probe read at once and the call, tried again, answers UNAVAILABLE again; ``exc``
+        may be a lost connection the plugin raised, which the same probe tells apart."""
         __tracebackhide__ = True
         probe = _probe_of(fn)
         if probe is not None:

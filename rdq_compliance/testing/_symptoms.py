@@ -312,11 +312,11 @@ def _what_differs(pointer: str, expected: object, actual: object, code: str = ""
     more than "invalid": null for an empty map or payload (RDQ-RT-009's and RDQ-RT-008's,
     not the model's types), an integer pushed out of range (a number changed), an aware
     instant off by microseconds (an instant changed), free text changed the way a store
-    changes every string where a rule of ``code`` fixes its value (rdq.LeaseExpired lower
-    -cased: that store's string defect), a string or payload a store grew past a size
-    limit (``code``; re-read as Latin-1, the payload as text: that store's defect). A naive
-    datetime, another type for an equal value (1.0 for 1) or an id changed into one that
-    is not canonical stays "invalid" (RDQ-RT-004)."""
+    changes every string where a rule of ``code`` fixes its value (rdq.LeaseExpired
+    lower-cased: that store's string defect), a string or payload a store grew past a
+    size limit (``code``; re-read as Latin-1, the payload as text: that store's defect).
+    A naive datetime, another type for an equal value (1.0 for 1) or an id changed into
+    one that is not canonical stays "invalid" (RDQ-RT-004)."""
     e, a = value_at(expected, pointer), value_at(actual, pointer)
     if e is MISSING or a is MISSING:
         return "invalid"
