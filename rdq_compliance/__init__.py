@@ -18,7 +18,13 @@ from .envelope._diff import diff
 from .envelope._difference import Difference, format_diff
 from .envelope._ids import is_canonical_id, new_id
 from .envelope._json import json_equal, parse_json
-from .envelope._limits import MAX_ENVELOPE_BYTES, MESSAGE_LIMIT, STACK_LIMIT, TRUNCATION_MARKER
+from .envelope._limits import (
+    MAX_ENVELOPE_BYTES,
+    MESSAGE_LIMIT,
+    NAME_MAX_CHARS,
+    STACK_LIMIT,
+    TRUNCATION_MARKER,
+)
 from .envelope._model import Attempt, Envelope, ErrorInfo, JSONValue, Outcome, Status
 from .envelope._truncate import truncate_message, truncate_stack, truncate_utf8
 from .envelope._validate import InvalidEnvelope, Violation, validate
@@ -58,6 +64,7 @@ __all__ = [
     "MAX_ENVELOPE_BYTES",
     "MESSAGE_LIMIT",
     "NAMESPACE_PATTERN",
+    "NAME_MAX_CHARS",
     "STACK_LIMIT",
     "TRUNCATION_MARKER",
     "Adapter",

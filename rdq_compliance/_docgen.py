@@ -92,7 +92,7 @@ def _diagnosis_table(rules: Sequence[DefectRule]) -> list[str]:
               "store that trims white space at both ends trims only the trailing spaces of "
               "a string with no other white space) is one cause with that change where a "
               "run finds both:", ""]
-    lines += [f"- {narrow} \u2192 {wide}" for narrow, wide in WIDER_CHANGES.items()]
+    lines += [f"- {narrow} \u2192 {' or '.join(wide)}" for narrow, wide in WIDER_CHANGES.items()]
     return lines
 
 

@@ -75,7 +75,8 @@ REQUIREMENTS: tuple[Requirement, ...] = (
        "Free-text strings keep their code points: U+0000, astral characters, no trimming, "
        "no normalization, no case folding"),
     _r("RDQ-RT-007", MUST, "roundtrip", ("C3",),
-       "Timestamps keep millisecond precision across the whole valid range"),
+       "Timestamps keep millisecond precision across the whole valid range, the hour "
+       "repeated when clocks fall back included"),
     _r("RDQ-RT-008", MUST, "roundtrip", ("C7",),
        "The payload comes back byte for byte, the empty payload included"),
     _r("RDQ-RT-009", MUST, "roundtrip", ("C8",),
@@ -83,11 +84,11 @@ REQUIREMENTS: tuple[Requirement, ...] = (
        "keys, the empty map"),
     _r("RDQ-RT-010", MUST, "roundtrip", ("C9",),
        'null, "", {} and [] stay four different values'),
-    _r("RDQ-RT-011", MUST, "roundtrip", ("C4", "C8", "C2"),
+    _r("RDQ-RT-011", MUST, "roundtrip", ("C4", "C8", "C8a", "C2"),
        "Long values: every free-text field (error.detail and unknown fields at every "
        "level included), header key and value and unknown field name at the lengths of "
-       "common column limits (255 to 65,536 bytes, ASCII and multi-byte), and 1,000+ "
-       "headers, round-trip unchanged"),
+       "common column limits (255 to 65,536 bytes, ASCII and multi-byte), queue and "
+       "handler_ref of 240 characters, and 1,000+ headers, round-trip unchanged"),
     # truncation
     _r("RDQ-TR-001", MUST, "truncation", ("C1",),
        "error.message of exactly 4,096 bytes and error.stack of exactly 65,536 bytes "
@@ -118,17 +119,19 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     _r("RDQ-VER-001", MUST, "versions", ("C16",),
        "Each declared envelope version round-trips with envelope_version preserved"),
     _r("RDQ-VER-002", MUST, "versions", ("C16", "C17"),
-       "An undeclared envelope version is rejected with UNSUPPORTED_ENVELOPE_VERSION or "
-       "stored and returned exactly as written"),
+       "An undeclared envelope version is rejected with UNSUPPORTED_ENVELOPE_VERSION, the "
+       "earlier version of its id left whole, or stored and returned exactly as written"),
     # storage semantics
     _r("RDQ-ST-001", MUST, "storage", ("C13",),
-       "write replaces: nothing of the earlier version survives a rewrite"),
+       "write replaces: nothing of the earlier version survives a rewrite, and every "
+       "adapter open on the namespace reads the rewrite"),
     _r("RDQ-ST-002", MUST, "storage", ("C13",),
        "Reading an id that was never written returns nothing"),
     _r("RDQ-ST-003", MUST, "storage", ("C14",),
        "What is written in one namespace is invisible in every other"),
     _r("RDQ-ST-004", MUST, "storage", ("C14",),
-       "Dropping a namespace removes all of its data and nothing else"),
+       "Dropping a namespace removes all of its data and nothing else, a namespace of "
+       "300 (quick), 1,100 (ci) or 10,000 (thorough) envelopes, over 1 MiB in all, too"),
     _r("RDQ-ST-005", MUST, "storage", ("C2", "C17"),
        "A valid envelope just under 1 MiB is accepted and round-trips, its bulk in the "
        "payload or in one text (unknown field, error.detail) at any level"),

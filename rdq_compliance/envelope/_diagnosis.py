@@ -40,6 +40,10 @@ DIFFERENCES: Mapping[str, str] = {
     "invalid": "what read returned is no valid envelope in exact form (wrong Python type, "
                "naive datetime, non-canonical wire JSON)",
     "reordered": "the attempts came back in another order (or with duplicates merged)",
+    "key-restyled": "a key inside unknown fields or detail came back in another case style "
+                    "(lower case, snake_case, camelCase: a deep key transform), its value kept",
+    "items-reordered": "the items of an array in unknown fields or detail came back in "
+                       "another order, or with repeats dropped (an array kept as a set)",
     "instant": "a timestamp came back as another instant or form",
     "empty-null": 'null came back for "", {} or [] (or the other way round), or {} for [] '
                   "(or the other way round)",
@@ -172,6 +176,10 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     # an example shrank to.
     _r("/**", "boolean", "RDQ-UF-001", "C10"),
     _r("/attempts/**", "reordered", "RDQ-RT-005", "C12"),
+    # The items of an array a store keeps as a set (a DynamoDB String Set, a Redis SET),
+    # at every level: one cause, as booleans kept as 0/1 are.
+    _r("/**", "items-reordered", "RDQ-UF-001", "C10"),
+    _r("/**", "key-restyled", "RDQ-UF-001", "C10"),
     _r("/attempts", _KEPT, "RDQ-RT-005", "C12"),
     _r("/attempts/*", _KEPT, "RDQ-RT-005", "C12"),
     _r("/attempts/*/attempt_no", "*", "RDQ-RT-005", "C12"),
@@ -203,6 +211,7 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     _r("/**", "refused|raised", "RDQ-RT-011", "C4 C8", trigger="long-header"),
     _r("/**", "refused|raised", "RDQ-RT-011", "C4 C8", trigger="long-key"),
     _r("/**", "refused|raised", "RDQ-RT-011", "C4", trigger="long-field"),
+    _r("/**", "refused|raised", "RDQ-RT-011", "C8a", trigger="long-name"),
     _r("/**", "refused|raised", "RDQ-RT-011", "C8 C2", trigger="many-headers"),
     _r("/**", "refused|raised", "RDQ-TR-001", "C1", trigger="long-text"),
     _r("/**", "refused|raised", "RDQ-RT-005", "C12", trigger="many-attempts"),

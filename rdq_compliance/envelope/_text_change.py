@@ -19,7 +19,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping
 
-__all__ = ["CHANGES", "WIDER_CHANGES", "text_change"]
+__all__ = ["CHANGES", "KEY_STYLES", "WIDER_CHANGES", "text_change"]
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _NON_ASCII = re.compile("[^\x00-\x7f]")
@@ -43,6 +43,32 @@ def _decoded(s: str) -> str:
 def _space_padded(e: str, a: str) -> bool:
     """CHAR(n): the string came back with spaces appended."""
     return len(a) > len(e) and a.rstrip(" ") == e.rstrip(" ") and a.startswith(e)
+
+
+def _snake(s: str) -> str:
+    """camelCase to snake_case, as a deep key transform does (Rails' underscore, humps)."""
+    return _HUMP.sub("_", s).lower()
+
+
+def _camel(s: str) -> str:
+    """snake_case to camelCase (Node's camelcase-keys, humps' camelize)."""
+    return _UNDERSCORED.sub(lambda m: m.group(1).upper(), s)
+
+
+_HUMP = re.compile("(?<=[a-z0-9])(?=[A-Z])")
+_UNDERSCORED = re.compile("_+([A-Za-z0-9])")
+
+
+def _as_number(s: str) -> str:
+    """Text that looks like a number, kept as one and read back as text (SQLite's
+    NUMERIC affinity: "007.50" becomes 7.5, "1.0" becomes 1); other text as it is."""
+    if not _NUMBER.fullmatch(s):
+        return s
+    value = float(s)
+    return str(int(value)) if value.is_integer() and abs(value) < 2**63 else repr(value)
+
+
+_NUMBER = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
 
 
 def _same(f: Callable[[str], str]) -> Callable[[str, str], bool]:
@@ -73,26 +99,39 @@ CHANGES: tuple[tuple[str, Callable[[str, str], bool]], ...] = (
     ("lower-cased", _same(str.lower)),
     ("upper-cased", _same(str.upper)),
     ("case-folded", _same(str.casefold)),
+    # After the case changes: a key with no hump (or no underscore) is merely re-cased.
+    ("snake_cased", _same(_snake)),
+    ("camel-cased", _same(_camel)),
     ("JSON-encoded", lambda e, a: a in (json.dumps(e), json.dumps(e, ensure_ascii=False))),
+    ("kept as a number", _same(_as_number)),
     ("cut short", lambda e, a: len(a) < len(e) and e.startswith(a)),
     ("extended", lambda e, a: bool(e) and len(a) > len(e) and a.startswith(e)),
 )
 """The natures, in the order they are tried: name -> does it turn written into read."""
 
 
-WIDER_CHANGES: Mapping[str, str] = {
-    "trailing spaces trimmed": "trailing white space trimmed",
-    "trailing white space trimmed": "white space trimmed",
-    "CR LF turned into LF": "line ends normalised",
-    "normalised to NFC": "normalised to NFKC",
-    "normalised to NFD": "normalised to NFKD",
-    "astral characters replaced": "non-ASCII replaced",
-    "lower-cased": "case-folded",
+KEY_STYLES: Mapping[str, Callable[[str], str]] = {
+    "lower-cased": str.lower, "upper-cased": str.upper, "case-folded": str.casefold,
+    "snake_cased": _snake, "camel-cased": _camel,
 }
-"""Nature -> a wider one that reads as it on some strings: a store that trims all white
+"""The natures that change a string's case style, and how: a map that folds the case of
+its keys, a transform of every key of a document."""
+
+
+WIDER_CHANGES: Mapping[str, tuple[str, ...]] = {
+    "trailing spaces trimmed": ("trailing white space trimmed",),
+    "trailing white space trimmed": ("white space trimmed",),
+    "CR LF turned into LF": ("line ends normalised",),
+    "normalised to NFC": ("normalised to NFKC",),
+    "normalised to NFD": ("normalised to NFKD",),
+    "astral characters replaced": ("non-ASCII replaced",),
+    "lower-cased": ("case-folded", "snake_cased"),
+}
+"""Nature -> the wider ones that read as it on some strings: a store that trims all white
 space shows only "trailing spaces trimmed" on a string whose only white space is trailing
-spaces (tried first, the narrower nature names it). Where a run finds both, they are one
-defect, the wider (``reporting._cause_joins.join_natures``)."""
+spaces (tried first, the narrower nature names it); a store that turns keys into
+snake_case only lower-cases a key with no hump ("ID"). Where a run finds both, they are
+one defect, the wider (``reporting._cause_joins.join_natures``)."""
 
 
 def text_change(expected: str, actual: str) -> str:

@@ -29,6 +29,7 @@ TRIGGERS: Mapping[str, str] = {
     "long-header": "a header value of 256+ bytes",
     "long-key": "a header key of 256+ bytes",
     "long-field": "a handler_version, payload_content_type or error.type of 256+ bytes",
+    "long-name": "a queue or handler_ref of 128+ characters (C8a allows 240)",
     "many-headers": "1,000 or more headers",
     "long-text": "a string of 4,096+ bytes",
     "deep": "JSON nested 64+ levels deep",
@@ -131,6 +132,8 @@ def triggers_of(doc: object) -> frozenset[str]:
             fields.append(error.get("type"))
     if any(isinstance(v, str) and _size(v) >= 256 for v in fields):
         found.add("long-field")
+    if any(isinstance(doc.get(k), str) and len(doc[k]) >= 128 for k in ("queue", "handler_ref")):
+        found.add("long-name")
     payload = doc.get("payload")
     if isinstance(payload, str):
         try:

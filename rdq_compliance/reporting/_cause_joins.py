@@ -97,11 +97,12 @@ def join_natures(groups: Groups) -> set[str]:
     joined: set[str] = set()
     for key in list(groups):
         target = None
-        wider = WIDER_CHANGES.get(key[2])
-        while wider is not None:
-            if (key[0], key[1], wider) in groups:
-                target = (key[0], key[1], wider)
-            wider = WIDER_CHANGES.get(wider)
+        wider = list(WIDER_CHANGES.get(key[2], ()))
+        while wider:  # nearest first: the last one the run found is the widest
+            nature = wider.pop(0)
+            if (key[0], key[1], nature) in groups:
+                target = (key[0], key[1], nature)
+            wider += WIDER_CHANGES.get(nature, ())
         if target is not None:
             joined |= _move(groups, key, target)
     return joined

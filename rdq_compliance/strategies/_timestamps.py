@@ -20,7 +20,10 @@ def _ts(text: str) -> datetime:
 
 
 # Instants that real stores get wrong: range ends, leap days, 32-bit second
-# counters (2038, 2106), int64 nanoseconds (2262, Go's UnixNano), .000/.999.
+# counters (2038, 2106), int64 nanoseconds (2262, Go's UnixNano), .000/.999, and the
+# repeated hour when clocks fall back (an instant kept as local time in a zone with
+# daylight saving reads back an hour early there): Europe's zones, the four US zones,
+# Sydney.
 _TIMESTAMP_EDGES = tuple(
     _ts(t)
     for t in (
@@ -34,6 +37,12 @@ _TIMESTAMP_EDGES = tuple(
         "2038-01-19T03:14:08.000Z",
         "2106-02-07T06:28:15.999Z",
         "2262-04-11T23:47:16.854Z",
+        "2026-04-04T16:30:00.500Z",
+        "2026-10-25T01:30:00.500Z",
+        "2026-11-01T06:30:00.500Z",
+        "2026-11-01T07:30:00.500Z",
+        "2026-11-01T08:30:00.500Z",
+        "2026-11-01T09:30:00.500Z",
         "9996-02-29T00:00:00.000Z",
         "9999-12-31T23:59:59.999Z",
     )

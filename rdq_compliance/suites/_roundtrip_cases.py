@@ -92,6 +92,7 @@ TEXTS = {
     "bom": "\ufeffx",
     "separators": "\u2028\u2029\r\n",
     "null-text": "null",
+    "number-like": "007.50",  # a SQLite column of NUMERIC affinity keeps it as 7.5
     "sql": "' OR 1=1; --",
     "json": '{"a": [1, "b"]}',
     "marker": "\u2026[truncated]",
@@ -111,6 +112,13 @@ INSTANTS = {
     "ms-001": _utc(2026, 7, 20, 14, 3, 22, 1_000),
     "y2038": _utc(2038, 1, 19, 3, 14, 8, 0),
     "y2262": _utc(2262, 4, 11, 23, 47, 16, 855_000),
+    # The repeated hour when clocks fall back, its second pass: an instant kept as a
+    # local time (a DATETIME written in the server's zone, JDBC's default calendar)
+    # reads back an hour early. Every European zone turns at 01:00 UTC; New York at
+    # 06:00, Los Angeles at 09:00.
+    "dst-fold-europe": _utc(2026, 10, 25, 1, 30, 0, 250_000),
+    "dst-fold-us-east": _utc(2026, 11, 1, 6, 30, 0, 250_000),
+    "dst-fold-us-west": _utc(2026, 11, 1, 9, 30, 0, 250_000),
 }
 
 

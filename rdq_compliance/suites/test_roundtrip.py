@@ -7,11 +7,21 @@ earlier read from the store under test.
 from __future__ import annotations
 
 import dataclasses
+import random
 from datetime import datetime, timedelta
 
 import pytest
 
-from rdq_compliance import MAX_ENVELOPE_BYTES, Attempt, Envelope, ErrorInfo, Outcome, encode
+from rdq_compliance import (
+    MAX_ENVELOPE_BYTES,
+    NAME_MAX_CHARS,
+    Attempt,
+    Envelope,
+    ErrorInfo,
+    Outcome,
+    Status,
+    encode,
+)
 from rdq_compliance._corpus import valid_fixtures
 from rdq_compliance.strategies import (
     COLUMN_LIMITS,
@@ -306,6 +316,19 @@ def test_timestamp_keeps_milliseconds(rdq: Rdq, instant: datetime) -> None:
     rdq.namespace().roundtrip(env)
 
 
+@requirement("RDQ-RT-007")
+def test_null_timestamps_stay_null(rdq: Rdq) -> None:
+    """RDQ-RT-007 (C3, C9): a timestamp written as null comes back null: next_attempt_at
+    of a terminal task, lease_expires_at outside IN_FLIGHT, finished_at of an attempt in
+    flight. A column that stores the current time, or a zero time, for null (MySQL's
+    first TIMESTAMP column without explicit_defaults_for_timestamp) fills them."""
+    attempt = Attempt(attempt_no=1, started_at=T0, finished_at=None,
+                      outcome=Outcome.RETRYABLE_FAILURE)
+    env = base_envelope(8, status=Status.SUCCEEDED, next_attempt_at=None,
+                        lease_expires_at=None, attempts=(attempt,))
+    rdq.namespace().roundtrip(env)
+
+
 @requirement("RDQ-RT-007", kind="property")
 def test_generated_timestamps_keep_milliseconds(rdq: Rdq) -> None:
     """RDQ-RT-007 (C3): generated instants across 1970..9999 in every timestamp field."""
@@ -408,6 +431,21 @@ def test_long_value_past_a_text_column_roundtrips(rdq: Rdq, field: str) -> None:
 
 
 _PAST_TEXT_COLUMN = 65_536
+
+
+@requirement("RDQ-RT-011")
+def test_longest_names_roundtrip(rdq: Rdq) -> None:
+    """RDQ-RT-011 (C8a): queue and handler_ref at their longest, 240 characters: past
+    the VARCHAR(191) that a MySQL utf8mb4 index holds (767 bytes) and VARCHAR(200)."""
+    rng = random.Random(116)
+    queue, handler_ref = ("".join(rng.choices(_NAME_CHARACTERS, k=NAME_MAX_CHARS))
+                          for _ in range(2))
+    env = base_envelope(116, queue=queue, handler_ref=handler_ref)
+    long_roundtrip(rdq, rdq.namespace(), env,
+                   f"queue and handler_ref of {NAME_MAX_CHARS} characters")
+
+
+_NAME_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789._-"
 
 
 @requirement("RDQ-RT-011")

@@ -78,6 +78,32 @@ def test_write_replaces(rdq: Rdq, order: str) -> None:
     ns.expect(second.id, second, why="the last write replaces the earlier one (C13)")
 
 
+@requirement("RDQ-ST-001", carries=("RDQ-ST-002",))  # reads an id not written yet
+def test_another_adapters_rewrite_is_read(rdq: Rdq) -> None:
+    """RDQ-ST-001 (C13): ``read`` returns the last envelope written with that id in the
+    namespace, whichever adapter wrote it. Two adapters are open on one namespace at once,
+    as an rdq server's workers hold them: after both read an envelope, each in turn
+    rewrites it and the other's next read returns the rewrite; an id one read as absent is
+    found once the other wrote it. An adapter that answers from what it saw before (a
+    long-lived ORM session's identity map, a connection left in the REPEATABLE READ
+    snapshot its first read began) returns the earlier version."""
+    name = rdq.new_name()
+    a, b = rdq.namespace(name), rdq.namespace(name)
+    first, second = _rich(62), _bare(62)
+    third = dataclasses.replace(first, redrive_count=first.redrive_count + 3)
+    a.write(first)
+    a.expect(first.id, first)
+    b.expect(first.id, first, why="the other adapter on this namespace wrote it")
+    b.write(second)
+    a.expect(second.id, second, why="the other adapter on this namespace rewrote it")
+    a.write(third)
+    b.expect(third.id, third, why="the other adapter on this namespace rewrote it")
+    later = base_envelope(63)
+    a.expect(later.id, None)
+    b.write(later)
+    a.expect(later.id, later, why="the other adapter on this namespace wrote it")
+
+
 @requirement("RDQ-ST-001", kind="property")
 def test_generated_rewrites_replace(rdq: Rdq) -> None:
     """RDQ-ST-001 (C13): generated pairs written under one id: the second one wins."""
@@ -141,6 +167,39 @@ def test_drop_removes_one_namespace_only(rdq: Rdq) -> None:
     for env in (shared, only_b):
         b.expect(env.id, env, why=f"only namespace {a_name!r} was dropped")
     again.roundtrip(only_a)
+
+
+#: The payload of each of the two large envelopes RDQ-ST-004 adds to a namespace of
+#: many: together past 1 MiB, the page a DynamoDB Query returns at most.
+_PAGE_PAST = 600 * 1024
+
+
+@requirement("RDQ-ST-004")
+def test_drop_removes_a_namespace_of_many_envelopes(rdq: Rdq) -> None:
+    """RDQ-ST-004 (C14): dropping a namespace of as many envelopes as RDQ-ST-009 writes
+    (300 quick, 1,100 ci, 10,000 thorough), over 1 MiB in all, removes every one: a drop
+    that deletes one page and forgets the rest (Redis SCAN without its cursor, DynamoDB's
+    1 MiB Query page, DELETE … LIMIT 1,000 run once) leaves envelopes behind."""
+    count = MANY[rdq.profile]
+    name = rdq.new_name()
+    ns, other = rdq.namespace(name), rdq.namespace()
+    rng = random.Random(count)
+    written = [base_envelope(20_000 + n) for n in range(count)]
+    written += [base_envelope(20_000 + count + n, payload=rng.randbytes(_PAGE_PAST))
+                for n in range(2)]
+    for env in written:
+        ns.write(env)
+    kept = written[:3]
+    for env in kept:
+        other.write(env)
+    ns.close()
+    rdq.drop(name)
+    again = rdq.namespace(name)
+    for n, env in enumerate(written):
+        again.expect(env.id, None, why=f"envelope {n + 1} of {len(written)} written to namespace "
+                     f"{name!r}, which was dropped")
+    for env in kept:
+        other.expect(env.id, env, why=f"only namespace {name!r} was dropped")
 
 
 _BELOW_TOP = ("detail", "attempt-unknown-field", "error-unknown-field")

@@ -33,6 +33,12 @@ _FIELDS = {f"x_{k}": v for k, v in EVERY_JSON_TYPE.items()}
 # them run after those requirements' tests, each after a plain test of its own.
 _EVERY_TYPE_CARRIES = ("RDQ-RT-006", "RDQ-RT-009", "RDQ-RT-010", "RDQ-UF-005")
 _PLAIN = {"x_text": "kept", "x_int": 7, "x_list": [1, "two"], "x_object": {"k": [3.5]}}
+# Arrays of strings and of numbers out of order, with a repeat: a store that keeps an
+# array as a set (a DynamoDB String or Number Set, a Redis SET) sorts and merges them.
+# Strings that hold JSON: a store that tries json.loads on what it reads turns them into
+# a number and null.
+_SHAPED = {"x_strings": ["b", "a", "b"], "x_numbers": [2, 1, 2], "x_number_text": "5",
+           "x_null_text": "null"}
 
 
 @requirement("RDQ-UF-001", narrow=True)
@@ -45,9 +51,10 @@ def test_no_unknown_field_comes_back_unwritten(rdq: Rdq) -> None:
 
 @requirement("RDQ-UF-001")
 def test_top_level_unknown_fields_are_kept(rdq: Rdq) -> None:
-    """RDQ-UF-001 (C10): plain unknown top-level fields (text, numbers, a list, an
-    object, null: a serializer told to leave nulls out drops it) come back."""
-    rdq.namespace().roundtrip(base_envelope(32, extra={**_PLAIN, "x_null": None}))
+    """RDQ-UF-001 (C10): plain unknown top-level fields (text, numbers, lists in their
+    order, repeats kept, an object, null: a serializer told to leave nulls out drops it)
+    come back."""
+    rdq.namespace().roundtrip(base_envelope(32, extra={**_PLAIN, **_SHAPED, "x_null": None}))
 
 
 @requirement("RDQ-UF-002")

@@ -11,7 +11,7 @@ import dataclasses
 
 import pytest
 
-from rdq_compliance import Envelope, ErrorCode
+from rdq_compliance import Envelope, ErrorCode, StorageError
 from rdq_compliance.strategies import envelopes, envelopes_of_other_versions
 from rdq_compliance.suites._first_looks import first_look
 from rdq_compliance.testing import Namespace, Rdq, base_envelope, requirement
@@ -72,12 +72,14 @@ def test_other_declared_versions_roundtrip(rdq: Rdq) -> None:
         envelope_versions=others, max_attempts=1, max_payload_size=64))
 
 
-def _check_undeclared(rdq: Rdq, ns: Namespace, env: Envelope) -> None:
+def _write_undeclared(rdq: Rdq, ns: Namespace, env: Envelope) -> StorageError | None:
+    """Write ``env`` of an undeclared version: None when it was stored and reads back
+    exactly, else its refusal, which must be UNSUPPORTED_ENVELOPE_VERSION (C16)."""
     refused = ns.write(env, allow=_ALL_CODES)
     if refused is None:
         ns.expect(env.id, env, why="an undeclared version that was accepted must come back "
                   "exactly as written (C16)")
-        return
+        return None
     if refused.code != ErrorCode.UNSUPPORTED_ENVELOPE_VERSION:
         rdq.fail(
             f"write of envelope_version={env.envelope_version} (not declared) was refused "
@@ -85,6 +87,12 @@ def _check_undeclared(rdq: Rdq, ns: Namespace, env: Envelope) -> None:
             "(or storing it exactly)",
             envelopes=(env,),
         )
+    return refused
+
+
+def _check_undeclared(rdq: Rdq, ns: Namespace, env: Envelope) -> None:
+    if _write_undeclared(rdq, ns, env) is None:
+        return
     got = ns.read(env.id, expected=env)
     if got is not None and got != env:
         rdq.fail(
@@ -103,6 +111,27 @@ def test_undeclared_version(rdq: Rdq, version: int) -> None:
         rdq.not_applicable(f"plugin declares envelope version {version}: RDQ-VER-001 checks it")
     env = dataclasses.replace(base_envelope(40 + version % 1000), envelope_version=version)
     _check_undeclared(rdq, rdq.namespace(), env)
+
+
+@requirement("RDQ-VER-002")
+def test_a_refused_rewrite_leaves_the_earlier_version(rdq: Rdq) -> None:
+    """RDQ-VER-002 (C16, C13): a rewrite of an id as a version the plugin does not
+    declare that is refused stores nothing: the earlier version stays, whole. A store
+    that deletes the old row and then fails the INSERT (two statements in autocommit, no
+    transaction) has lost it. A rewrite that is stored comes back exactly."""
+    declared = rdq.info.envelope_versions
+    version = next((v for v in (2, 3, 0, 2**31 - 1) if v not in declared), None)
+    if 1 not in declared or version is None:
+        rdq.not_applicable(f"needs envelope version 1 declared and one of 2, 3, 0 or "
+                           f"2**31 - 1 not; plugin declares {sorted(declared)}")
+    ns = rdq.namespace()
+    earlier = base_envelope(46)
+    ns.write(earlier)
+    rewrite = dataclasses.replace(earlier, envelope_version=version, queue="other.queue")
+    refused = _write_undeclared(rdq, ns, rewrite)
+    if refused is not None:
+        ns.expect(earlier.id, earlier, why=f"its rewrite as envelope_version={version} was "
+                  f"refused ({refused.code}): a refused write stores nothing (C13, C16)")
 
 
 @requirement("RDQ-VER-002", kind="property")

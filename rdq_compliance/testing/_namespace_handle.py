@@ -64,6 +64,7 @@ class Owner(Protocol):
 
     rdq: Context
     history: list[tuple[str, str, str]]
+    versions: dict[tuple[str, str], list[Envelope]]
 
     def semantics(self, name: str, id: str, *, found: bool,
                   overwrites: Callable[[], bool | None] | None = None) -> str: ...
@@ -142,6 +143,7 @@ class Namespace:
             )
         self.last_given = given_env
         self.written.setdefault(env.id, []).append(env)
+        self._owner.versions.setdefault((self.name, env.id), []).append(env)
         self._owner.history.append(("write", self.name, env.id))
         return None
 
@@ -252,7 +254,9 @@ class Namespace:
         if self.rdq.judges is not None:
             differences = [d for d in found if self._judged(
                 symptom_of(d, clauses_for_pointer(d), []))]
-        earlier = self.written.get(id, [])[:-1]
+        # Whichever handle on this namespace wrote them: another adapter's rewrite that
+        # this one does not see reads back as an earlier version (C13).
+        earlier = self._owner.versions.get((self.name, id), [])[:-1]
         if differences:
             other = self._owner.written_elsewhere(self.name, id, got)
             if other is not None and any(d.kind in _ADDED for d in found):

@@ -62,6 +62,9 @@ class Namespaces:
         """What the test did, in order: ``("write", name, id)``, ``("drop", name, "")`` and
         ``("restart", "", "")``, to say which storage semantics a read that found the
         wrong thing broke."""
+        self.versions: dict[tuple[str, str], list[Envelope]] = {}
+        """Every envelope written per (namespace, id), by any handle, in order: what an
+        earlier version was, whichever adapter wrote it."""
 
     def semantics(self, name: str, id: str, *, found: bool,
                   overwrites: Callable[[], bool | None] | None = None) -> str:

@@ -6,7 +6,7 @@ case or trailing spaces). Part of :mod:`._symptoms`."""
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, fields, is_dataclass
 
 from ..envelope._codec import to_json
@@ -14,7 +14,7 @@ from ..envelope._diagnosis import pointer_pattern
 from ..envelope._difference import Difference
 from ..envelope._json import json_equal
 from ..envelope._model import Envelope
-from ..envelope._text_change import text_change
+from ..envelope._text_change import KEY_STYLES, text_change
 from ..envelope._triggers import alike_field, has_alike_name
 from ..envelope._violations import pointer_key, pointer_token
 from ..envelope._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
@@ -22,7 +22,8 @@ from ..reporting._symptom import Symptom
 from ._symptom_messages import short
 
 __all__ = [
-    "MISSING", "alike_read", "alike_symptom", "merged_keys", "renamed_key", "value_at",
+    "MISSING", "alike_read", "alike_symptom", "merged_keys", "renamed_key", "restyled_key",
+    "value_at",
 ]
 
 
@@ -133,6 +134,42 @@ def renamed_key(first: Difference, expected: object, actual: object) -> str:
     return ""
 
 
+def restyled_key(first: Difference, expected: object, actual: object
+                 ) -> tuple[str, str, str] | None:
+    """For a key missing from what was read: the key read in its place, its value the one
+    written, and the change of case style (:data:`KEY_STYLES`) that made it, as a deep key
+    transform of a whole document does (Rails' underscore, Node's camelcase-keys): (key
+    written, key read, nature); else None."""
+    around = _around(first, expected, actual) if first.kind == "missing" else None
+    if around is None or around.key in around.read_keys:
+        return None
+    lost, written, read = around.key, around.written_keys, around.read_keys
+    value = value_at(around.written, f"/{pointer_token(lost)}")
+    for new in (k for k in read if k not in written):
+        nature = text_change(lost, new)
+        got = value_at(around.read, f"/{pointer_token(new)}")
+        if nature in KEY_STYLES and (json_equal(got, value) or json_equal(
+                got, _restyled(value, KEY_STYLES[nature]))):
+            return lost, new, nature
+    return None
+
+
+def _restyled(value: object, style: Callable[[str], str]) -> object:
+    """``value`` with every object key in it restyled (what the same transform made of
+    the keys inside it); ``value`` itself where it nests too deep for that."""
+    def walk(v: object) -> object:
+        if isinstance(v, dict):
+            return {style(k): walk(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        return v
+
+    try:
+        return walk(value)
+    except RecursionError:
+        return value
+
+
 def merged_keys(
     first: Difference, expected: object, actual: object
 ) -> tuple[str, str, str] | None:
@@ -188,8 +225,7 @@ def merged_keys(
 _PADDED = frozenset({"trailing spaces trimmed", "trailing white space trimmed"})
 """Keys equal but for trailing spaces: a PAD SPACE collation merges them (the map's
 defect) unless the values show the store trims every string."""
-_NOT_RENAMED = frozenset({"", "changed", "lower-cased", "upper-cased", "case-folded",
-                          "cut short", "extended"})
+_NOT_RENAMED = frozenset(KEY_STYLES) | {"", "changed", "cut short", "extended"}
 """Changes of a key that are the map's defect, not the string's: a map that folds the
 case of its keys (HTTP-style headers, RDQ-RT-009) or cuts them to a length loses keys;
 a key merely unlike the one lost is another key."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -25,6 +26,7 @@ from ._symptom_keys import (
     alike_symptom,
     merged_keys,
     renamed_key,
+    restyled_key,
     value_at,
 )
 from ._symptom_messages import DIFF_LINES, short, symptom_of_exception, symptom_of_failure
@@ -169,6 +171,13 @@ def symptom_of(
         return Symptom(pointer="/attempts", pattern="/attempts", kind="attempts reordered",
                        clause="C12", summary=f"attempts reordered: attempt_no {want} came "
                        f"back as {got}"[:200], diff="\n".join(lines), difference="reordered")
+    moved = _items_moved(first.pointer, expected, actual)
+    if moved is not None:
+        at, written, read = moved
+        return Symptom(pointer=at, pattern=pointer_pattern(at), kind="array items reordered",
+                       clause="C10", summary=short(f"array items reordered or repeats dropped: "
+                                                   f"{written!r} came back as {read!r}"),
+                       diff="\n".join(lines), difference="items-reordered")
     alike = alike_read(first.pointer, expected, actual)
     if alike is not None:
         return alike_symptom(*alike, lines)
@@ -183,6 +192,17 @@ def symptom_of(
             kind=f"{head} renamed", clause="C4",
             summary=short(f"{first.note} (key {renamed})"), diff="\n".join(lines),
             difference="text", change=renamed)
+    restyled = (restyled_key(first, expected, actual) if difference == "missing" and (
+        _any_json(first.pointer) or first.pointer == "/payload_ref") else None)
+    if restyled is not None:
+        # A deep key transform (snake_case, camelCase, lower case) of unknown fields and
+        # detail renames keys at every level: one defect, whichever level shows it.
+        lost, new, nature = restyled
+        return Symptom(
+            pointer=first.pointer, pattern=pointer_pattern(first.pointer),
+            kind="key restyled", clause="C10", diff="\n".join(lines),
+            summary=short(f"key {lost!r} came back as {new!r} ({nature}), its value kept"),
+            difference="key-restyled", change=nature)
     merged = merged_keys(first, expected, actual)
     if merged is not None and merged[2]:
         return Symptom(
@@ -205,7 +225,13 @@ def symptom_of(
         # A place that holds any JSON value kept as its JSON text (a TEXT column never
         # parsed back): the place's defect, as for an object read back as a string.
         difference = "type"
-    change = _change(difference, first.expected, first.actual)
+    decoded = (first.kind not in ("missing", "unexpected") and _any_json(first.pointer)
+               and _json_encoded(first.actual, first.expected))
+    if decoded:
+        # The other way round: a string that holds JSON read back as that JSON ("5" as 5,
+        # "null" as null, '"a"' as "a": a store that tries json.loads on what it reads).
+        difference = "type"
+    change = "JSON-decoded" if decoded else _change(difference, first.expected, first.actual)
     if change == NULL_OMITTED and not _only_nulls_lost(differences()):
         change = ""  # a store that loses fields, the null ones among them
     return Symptom(
@@ -213,11 +239,48 @@ def symptom_of(
         pattern=pointer_pattern(first.pointer) or "/",
         kind=_kind(first),
         clause=clause,
-        summary=_summary(first),
+        summary=short(f"a string holding JSON came back as that JSON: {first.expected!r} "
+                      f"read as {first.actual!r}") if decoded else _summary(first),
         diff="\n".join(lines),
         difference=difference,
         change=change,
     )
+
+
+def _items_moved(pointer: str, expected: object, actual: object
+                 ) -> tuple[str, list[object], list[object]] | None:
+    """The array of scalars inside unknown fields or ``detail`` at ``pointer`` or holding
+    it whose items came back in another order or with repeats dropped, the same values
+    otherwise (a DynamoDB String Set, a Redis SET): (its pointer, as written, as read);
+    else None. Arrays of arrays or objects are left to the diff (a set holds scalars)."""
+    if not (isinstance(expected, Envelope) and isinstance(actual, Envelope)):
+        return None
+    for at in (pointer, pointer.rpartition("/")[0]):
+        if not at or at == "/attempts":
+            return None
+        written, read = value_at(expected, at), value_at(actual, at)
+        if isinstance(written, list) and isinstance(read, list):
+            items, back = _items(written), _items(read)
+            if (items is not None and back is not None and items != back
+                    and set(items) == set(back)
+                    and (Counter(items) == Counter(back) or len(set(back)) == len(back))):
+                return at, written, read
+            return None
+    return None
+
+
+def _items(values: list[object]) -> list[tuple[str, object]] | None:
+    """The items of an array of scalars as a set compares them (numbers by value: -0.0
+    as 0, as a set of numbers keeps one), else None."""
+    items: list[tuple[str, object]] = []
+    for v in values:
+        if isinstance(v, bool) or v is None or isinstance(v, str):
+            items.append((type(v).__name__, v))
+        elif isinstance(v, int | float):
+            items.append(("number", v))
+        else:
+            return None
+    return items
 
 
 def _left_behind(found: Sequence[Difference], expected: Envelope | None,
@@ -325,7 +388,7 @@ def _what_differs(pointer: str, expected: object, actual: object, code: str = ""
         return "invalid"
     if found in ("empty-null", "number") or (found == "bytes" and a is None):
         return found
-    if found == "instant" and isinstance(a, datetime) and a.tzinfo is not None:
+    if found == "instant" and (a is None or (isinstance(a, datetime) and a.tzinfo is not None)):
         return found
     if found == "text" and code in _FREE_TEXT_RULES and _mangled(e, a):
         return found

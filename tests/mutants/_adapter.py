@@ -164,6 +164,13 @@ class DocStorage:
             return None
         return self.on_model(self.build(self.on_read(doc)))
 
+    def from_text(self, text: str, id: str) -> Any:
+        """What ``read`` returns for ``text`` as stored (an adapter that keeps the stored
+        text of what it saw answers through this)."""
+        doc = parse_json(text)
+        assert isinstance(doc, dict)
+        return self.on_model(self.build(self.on_read(doc)))
+
 
 class DocAdapter:
     """The adapter of one namespace: a thin handle on its storage."""

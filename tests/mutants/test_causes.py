@@ -71,6 +71,22 @@ CASES = {
     "php_empty_object_as_array": "RDQ-RT-010",
     # namespace names cut to 32 characters: reads leak and drops take, by name alone
     "namespace_cut_32": "RDQ-ST-008",
+    # queue and handler_ref cut to VARCHAR(191): a column limit, as the long values' are
+    "queue_varchar_191": "RDQ-RT-011",
+    # instants kept as Berlin's wall-clock time: the hour clocks fall back reads an hour early
+    "dst_fold_local_time": "RDQ-RT-007",
+    # a drop that deletes one 1 MiB page of a namespace
+    "drop_one_page_1mib": "RDQ-ST-004",
+    # an adapter answering from its ORM session: another adapter's rewrite is not seen
+    "orm_session_identity_map": "RDQ-ST-001",
+    # arrays kept as DynamoDB sets, at every level: one cause, as booleans kept as 0/1
+    "dynamodb_string_sets": "RDQ-UF-001",
+    # strings holding JSON read back as that JSON, of whatever type: one cause
+    "redis_hash_json_loads": "RDQ-UF-001",
+    # every snake_case key of unknown fields and detail turned into camelCase: one cause
+    "camelcase_keys_deep": "RDQ-UF-001",
+    # a refused rewrite that already deleted the earlier version (no transaction)
+    "delete_then_insert_autocommit": "RDQ-VER-002",
 }
 _FULL: list[KitResult] = []
 _STOPPED: dict[str, KitResult] = {}
@@ -147,6 +163,9 @@ _NOT_STOPPED = {
     # Booleans at every level: -x stops at the detail's test (RDQ-UF-006's run first),
     # whose failure the one cause holds; test_first_failure accepts either.
     "mysql_boolean_tinyint": "stops on RDQ-UF-006, the other declared one",
+    # Keys restyled at every level: -x stops at the error's plain test (RDQ-UF-003's run
+    # before RDQ-UF-001's), whose failure the one cause holds.
+    "camelcase_keys_deep": "stops on RDQ-UF-003, the other declared one",
 }
 
 
@@ -164,6 +183,15 @@ def test_stop_at_first_failure_stops_on_the_requirement(mutant: str) -> None:
     failed = [r for r in plugin["requirements"] if r["status"] in ("failed", "error")]
     assert [r["id"] for r in failed] == [requirement], result.describe()
     assert plugin["causes"][0]["requirement"] == requirement
+
+
+def test_a_rewrite_by_another_adapter_that_is_not_seen_is_an_earlier_version() -> None:
+    """Two adapters on one namespace: the version one of them still returns after the
+    other rewrote it is the earlier version read back (C13), whichever adapter wrote
+    it, not a string or an instant changed."""
+    plugin = _full().plugin(by_id("orm_session_identity_map").label)
+    assert [(c["requirement"], c["summary"]) for c in plugin["causes"]] == [
+        ("RDQ-ST-001", "the version written before the rewrite came back")]
 
 
 def test_what_a_new_process_reads_is_diagnosed_as_a_read_here() -> None:

@@ -16,6 +16,7 @@ stdio bridge.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -222,6 +223,48 @@ class LocalTzShift(DocStorage):
         return _ts_map(lambda d: d - timedelta(hours=3))(doc)
 
 
+def _last_sunday(year: int, month: int) -> datetime:
+    """01:00 UTC on the last Sunday of ``month``: when every European zone's clocks
+    turn (EU rule)."""
+    day = datetime(year + month // 12, month % 12 + 1, 1, 1, tzinfo=UTC) - timedelta(days=1)
+    return day - timedelta(days=(day.weekday() + 1) % 7)
+
+
+def _cet_offset(instant: datetime) -> timedelta:
+    summer = _last_sunday(instant.year, 3) <= instant < _last_sunday(instant.year, 10)
+    return timedelta(hours=2 if summer else 1)
+
+
+def _berlin_wall_clock(instant: datetime) -> datetime:
+    """``instant`` kept as Berlin's wall-clock time and read back: a wall-clock time
+    the clocks show twice (02:00-03:00 on the night they fall back) resolves to its
+    first pass, as a DATETIME column that keeps no offset does."""
+    local = instant + _cet_offset(instant)
+    summer = local - timedelta(hours=2)
+    return summer if _cet_offset(summer) == timedelta(hours=2) else local - timedelta(hours=1)
+
+
+@mutant("dst_fold_local_time", "a DATETIME column written and read in the server's zone "
+        "(Europe/Berlin: JDBC's default calendar, MySQL's session time_zone)",
+        "reads instants in the repeated hour when clocks fall back an hour early", R + "007")
+class DstFoldLocalTime(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return _ts_map(_berlin_wall_clock)(doc)
+
+
+@mutant("mysql_timestamp_null_is_now", "MySQL before 8.0 with explicit_defaults_for_timestamp "
+        "off: the table's first TIMESTAMP column (next_attempt_at) is NOT NULL DEFAULT "
+        "CURRENT_TIMESTAMP, and NULL written to it stores the current time",
+        "reads a null next_attempt_at back as the time it was written", R + "007")
+class MysqlTimestampNullIsNow(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        if doc["next_attempt_at"] is None:
+            now = datetime.now(UTC)
+            doc["next_attempt_at"] = format_ts(now.replace(microsecond=now.microsecond // 1000
+                                                           * 1000))
+        return doc
+
+
 @mutant("mysql_timestamp_y2038", "MySQL TIMESTAMP column (32-bit epoch seconds)",
         "clamps instants after 2038-01-19T03:14:07Z", R + "007")
 class MysqlTimestampY2038(DocStorage):
@@ -246,6 +289,28 @@ class PymysqlNaiveDatetime(DocStorage):
 
 
 # -- free-text strings (C4) ----------------------------------------------------------------
+
+
+_NUMERIC_TEXT = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
+
+
+def _numeric_affinity(value: Any) -> Any:
+    if not isinstance(value, str) or not _NUMERIC_TEXT.fullmatch(value):
+        return value
+    number = float(value)
+    return str(int(number)) if number.is_integer() and abs(number) < 2**63 else repr(number)
+
+
+@mutant("sqlite_numeric_affinity", "SQLite columns whose declared type gives them NUMERIC "
+        "affinity (JSON, DATETIME, DECIMAL, VERSION: no INT, CHAR, CLOB, TEXT, BLOB, REAL, "
+        "FLOA or DOUB in the name) holding handler_version and header values",
+        "keeps text that looks like a number as that number ('007.50' reads back as '7.5')",
+        R + "006")
+class SqliteNumericAffinity(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        doc["handler_version"] = _numeric_affinity(doc["handler_version"])
+        doc["headers"] = {k: _numeric_affinity(v) for k, v in doc["headers"].items()}
+        return doc
 
 
 @mutant("mysql_utf8mb3", "MySQL `utf8` (3-byte utf8mb3) column, non-strict sql_mode",
@@ -564,6 +629,59 @@ class NotNullDefaultEmpty(DocStorage):
 class GoNilSliceNull(DocStorage):
     def on_write(self, doc: Obj) -> Obj:
         return map_unknown_values(doc, lambda v: None if v == {} or v == [] else v)
+
+
+def _as_set(value: Any) -> Any:
+    """A list of strings (or of numbers) as a DynamoDB String (Number) Set gives it back:
+    each value once, in the set's order (sorted here)."""
+    if isinstance(value, list) and value and (
+            all(isinstance(v, str) for v in value) or all(
+                isinstance(v, int | float) and not isinstance(v, bool) for v in value)):
+        return sorted(set(value))
+    return value
+
+
+@mutant("dynamodb_string_sets", "DynamoDB through boto3: lists of strings or numbers kept as "
+        "String and Number Sets (a Python set serializes as SS/NS)",
+        "returns arrays of strings or numbers inside unknown fields and detail sorted, each "
+        "value once", M + "UF-001")
+class DynamodbStringSets(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return map_unknown_values(doc, _as_set)
+
+
+@mutant("redis_hash_json_loads", "unknown top-level fields as fields of the task's Redis "
+        "hash: a string stored as it is, any other value as its JSON; each read back with "
+        "json.loads, the string itself where that fails", "turns unknown top-level strings "
+        "that hold JSON ('5', 'null', '\"a\"') into that JSON", M + "UF-001")
+class RedisHashJsonLoads(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        for key, value in list(doc.items()):
+            if key not in ENVELOPE_FIELDS and isinstance(value, str):
+                with contextlib.suppress(ValueError):  # not JSON: the string itself
+                    doc[key] = json.loads(value)
+        return doc
+
+
+def _camel_keys(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {re.sub("_+([A-Za-z0-9])", lambda m: m.group(1).upper(), k): _camel_keys(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [_camel_keys(v) for v in value]
+    return value
+
+
+@mutant("camelcase_keys_deep", "a Node.js plugin on PostgreSQL through knex with "
+        "postProcessResponse: camelcase-keys {deep: true}, which reaches into the JSONB "
+        "document", "turns every snake_case key of unknown fields and detail into camelCase "
+        "(x_text becomes xText), at every level", M + "UF-001", M + "UF-003")
+class CamelcaseKeysDeep(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        for obj, key in list(unknown_containers(doc)):
+            value = _camel_keys(obj.pop(key))
+            obj[key if key == "detail" else _camel_keys({key: None}).popitem()[0]] = value
+        return doc
 
 
 @mutant("php_empty_object_as_array", "PHP: json_decode($json, true) then json_encode(): an "
@@ -1054,6 +1172,38 @@ class DropLikeUnderscore(DocStorage):
             del self.disk[name]
 
 
+@mutant("drop_first_1000", "a drop that deletes one batch and forgets to loop: `DELETE … "
+        "WHERE ns = %s LIMIT 1000` run once, one Redis `SCAN … COUNT 1000` without its "
+        "cursor", "dropping a namespace of more than 1,000 envelopes leaves the rest",
+        M + "ST-004", profile="ci")
+class DropFirst1000(DocStorage):
+    def drop(self, namespace: str) -> None:
+        table = self.disk.get(namespace)
+        if table is None or len(table) <= 1_000:
+            self.disk.pop(namespace, None)
+            return
+        for key in list(table)[:1_000]:
+            del table[key]
+
+
+@mutant("drop_one_page_1mib", "a drop that deletes what one DynamoDB Query page returned "
+        "(at most 1 MiB of items) and never follows LastEvaluatedKey",
+        "dropping a namespace holding more than 1 MiB leaves what was past the first page",
+        M + "ST-004")
+class DropOnePage1Mib(DocStorage):
+    def drop(self, namespace: str) -> None:
+        table = self.disk.get(namespace)
+        if table is None:
+            return
+        page = 0
+        for key in list(table):
+            page += len(table[key].encode())
+            if page > 1_048_576:
+                return
+            del table[key]
+        self.disk.pop(namespace, None)
+
+
 @mutant("read_like_underscore", "`SELECT … WHERE ns LIKE %s AND id = %s`: `_` left "
         "unescaped in reads", "namespace `a_c` reads what `abc` wrote under the same id",
         M + "ST-008")
@@ -1153,6 +1303,66 @@ class LruCache1024OverLossyStore(LruCacheOverLossyStore):
     SIZE = 1_024
 
 
+class _SessionAdapter(DocAdapter):
+    """An adapter with a session of its own that keeps every envelope it saved or loaded
+    (stored text, so that C13a holds): a read answers from it when it can."""
+
+    def __init__(self, storage: DocStorage, namespace: str) -> None:
+        super().__init__(storage, namespace)
+        self.seen: dict[str, str | None] = {}
+
+    def write(self, envelope: Envelope) -> Any:
+        result = super().write(envelope)
+        key = self.storage.key(envelope.id)
+        self.seen[key] = self.storage.table(self.namespace).get(key)
+        return result
+
+    def read(self, id: str) -> Any:
+        key = self.storage.key(id)
+        if key not in self.seen:
+            self.seen[key] = self.storage.table(self.namespace).get(key)
+        text = self.seen[key]
+        return None if text is None else self.storage.from_text(text, id)
+
+
+@mutant("orm_session_identity_map", "an adapter holding one long-lived ORM session "
+        "(Hibernate's first-level cache, SQLAlchemy's identity map with expire_on_commit="
+        "False)", "answers every read of an id this adapter saved or loaded from its "
+        "session, so another adapter's rewrite of it is never seen", M + "ST-001")
+class OrmSessionIdentityMap(DocStorage):
+    def open(self, namespace: str) -> DocAdapter:
+        return _SessionAdapter(self, namespace)
+
+
+class _SnapshotAdapter(DocAdapter):
+    """An adapter whose connection begins a transaction with its first read and ends it
+    only when it writes (PyMySQL's autocommit off, a commit after each write only):
+    InnoDB's REPEATABLE READ shows every read in it the snapshot the first one took."""
+
+    def __init__(self, storage: DocStorage, namespace: str) -> None:
+        super().__init__(storage, namespace)
+        self.snapshot: dict[str, str] | None = None
+
+    def write(self, envelope: Envelope) -> Any:
+        self.snapshot = None  # the write's COMMIT ends the transaction
+        return super().write(envelope)
+
+    def read(self, id: str) -> Any:
+        if self.snapshot is None:
+            self.snapshot = dict(self.storage.table(self.namespace))
+        text = self.snapshot.get(self.storage.key(id))
+        return None if text is None else self.storage.from_text(text, id)
+
+
+@mutant("repeatable_read_snapshot", "PyMySQL with autocommit off, committing after writes "
+        "only: a reading connection stays in the transaction its first read began "
+        "(InnoDB REPEATABLE READ)", "an adapter's reads return the snapshot its first read "
+        "took, until it writes: another adapter's writes since are not seen", M + "ST-001")
+class RepeatableReadSnapshot(DocStorage):
+    def open(self, namespace: str) -> DocAdapter:
+        return _SnapshotAdapter(self, namespace)
+
+
 @mutant("keeps_caller_object", "an in-memory store (a test fake, a Java map of mutable "
         "objects) keeping the envelope object it was given", "the caller's later changes to "
         "its object (headers, unknown fields, detail) show in what is read", M + "ST-010")
@@ -1200,6 +1410,19 @@ class VersionColumnDefault1(DocStorage):
     def on_write(self, doc: Obj) -> Obj:
         doc["envelope_version"] = 1
         return doc
+
+
+@mutant("delete_then_insert_autocommit", "a write as DELETE of the id, then INSERT, in "
+        "autocommit (no transaction); the INSERT's CHECK on envelope_version fails for an "
+        "undeclared version", "a refused rewrite (UNSUPPORTED_ENVELOPE_VERSION) has already "
+        "deleted the earlier version", M + "VER-002")
+class DeleteThenInsertAutocommit(DocStorage):
+    def write(self, namespace: str, env: Envelope) -> None:
+        self.table(namespace).pop(self.key(env.id), None)  # the DELETE, committed
+        if env.envelope_version not in self.versions:
+            raise StorageError(ErrorCode.UNSUPPORTED_ENVELOPE_VERSION,
+                               f"envelope_version {env.envelope_version} is not supported")
+        super().write(namespace, env)
 
 
 @mutant("wrong_code_for_version", "version check reusing the generic validation error",
@@ -1794,3 +2017,21 @@ class Varchar255ErrorTypeTruncated(DocStorage):
             if attempt.get("error"):
                 attempt["error"]["type"] = attempt["error"]["type"][:255]
         return doc
+
+
+@mutant("queue_varchar_191", "MySQL/MariaDB without strict mode, queue and handler_ref in "
+        "VARCHAR(191) columns: the longest a utf8mb4 index holds (767 bytes)",
+        "keeps the first 191 characters of queue and handler_ref", R + "011")
+class QueueVarchar191(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return {**doc, "queue": doc["queue"][:191], "handler_ref": doc["handler_ref"][:191]}
+
+
+@mutant("queue_varchar_191_strict", "MySQL/MariaDB strict mode, queue in a VARCHAR(191) "
+        "column: 'Data too long for column' (error 1406)",
+        "refuses an envelope whose queue is over 191 characters (INTERNAL)", R + "011")
+class QueueVarchar191Strict(DocStorage):
+    def admit(self, env: Envelope) -> None:
+        if len(env.queue) > 191:
+            raise StorageError(ErrorCode.INTERNAL,
+                               "(1406, \"Data too long for column 'queue' at row 1\")")

@@ -209,6 +209,42 @@ def test_a_renamed_key_is_the_string_change_of_its_nature() -> None:
     assert cause["requirement"] == "RDQ-RT-009"
 
 
+def test_keys_restyled_at_every_level_are_one_cause() -> None:
+    """RDQ-UF-001 (C10): a deep key transform of unknown fields and detail (Rails'
+    underscore, Node's camelcase-keys) renames keys at the top, in attempts, in the error
+    and in detail, values kept (their own keys restyled too): one cause, RDQ-UF-001's;
+    a key with no hump comes back merely lower-cased, the same cause where the run found
+    the snake_case ones. A header key lower-cased stays a lost header (the map's defect)."""
+    attempt = _env().attempts[0]
+    error = attempt.error
+    assert error is not None
+    cases = [
+        ({"extra": {"fooBar": {"innerKey": 1}}}, {"extra": {"foo_bar": {"inner_key": 1}}}),
+        ({"attempts": (dataclasses.replace(attempt, extra={"aB": 1}),)},
+         {"attempts": (dataclasses.replace(attempt, extra={"a_b": 1}),)}),
+        ({"attempts": (dataclasses.replace(attempt, error=dataclasses.replace(
+            error, extra={"retryIn": "5s"})),)},
+         {"attempts": (dataclasses.replace(attempt, error=dataclasses.replace(
+             error, extra={"retry_in": "5s"})),)}),
+        ({"attempts": (dataclasses.replace(attempt, error=dataclasses.replace(
+            error, detail={"orderId": [1]})),)},
+         {"attempts": (dataclasses.replace(attempt, error=dataclasses.replace(
+             error, detail={"order_id": [1]})),)}),
+        ({"extra": {"ID2": 1}}, {"extra": {"id2": 1}}),  # no hump: lower-cased
+    ]
+    symptoms = [_symptom(_env(**w), _env(**r)) for w, r in cases]
+    assert [(s.difference, s.change) for s in symptoms] == [
+        ("key-restyled", "snake_cased")] * 4 + [("key-restyled", "lower-cased")]
+    failures = [(f"t{n}", "RDQ-UF-001", s) for n, s in enumerate(symptoms)]
+    (cause,) = group_causes(failures)
+    assert cause["requirement"] == "RDQ-UF-001" and cause["failures"] == 5
+    # a value changed as well as its key: not a key transform
+    changed = _symptom(_env(extra={"fooBar": 1}), _env(extra={"foo_bar": 2}))
+    assert changed.difference == "missing"
+    header = _symptom(_env(headers={"TraceId": "v"}), _env(headers={"trace_id": "v"}))
+    assert header.difference == "missing"
+
+
 def test_null_for_an_empty_value_groups_by_which_way() -> None:
     """RDQ-RT-010 (C9): "" read as null in a known field and {} or [] read as null in an
     unknown field are one confusion; null read as "" is another."""
@@ -339,6 +375,11 @@ def test_a_cause_of_many_pointers_shows_a_short_one() -> None:
     ("AbC", "abc", "lower-cased"),
     ("abc", "ABC", "upper-cased"),
     ("Stra\u00dfe", "strasse", "case-folded"),
+    ("hasOwnProperty", "has_own_property", "snake_cased"),
+    ("007.50", "7.5", "kept as a number"),
+    ("1.0", "1", "kept as a number"),
+    (" 1e3", "1000", "kept as a number"),
+    ("x_text_2", "xText2", "camel-cased"),
     ("abcdef", "abc", "cut short"),
     ("abc", "abc\u2026", "extended"),
     ("", "x", "changed"),  # anything extends nothing: no nature

@@ -111,7 +111,11 @@ def test_triggers_of_an_envelope():
     assert triggers_of({"headers": many}) == {"many-headers"}
     assert triggers_of({"handler_version": "h" * 255, "headers": {"k" * 255: "v" * 255}}) == (
         frozenset())
-    for trigger in ("long-header", "long-key", "long-field", "many-headers"):
+    # a queue or handler_ref past the common index columns (C8a allows 240 characters)
+    assert triggers_of({"queue": "q" * 240}) == {"long-name"}
+    assert triggers_of({"handler_ref": "h" * 128}) == {"long-name"}
+    assert triggers_of({"queue": "q" * 127, "handler_ref": "h" * 127}) == frozenset()
+    for trigger in ("long-header", "long-key", "long-field", "many-headers", "long-name"):
         rule = find_rule("/", "refused", [trigger])
         assert rule is not None and rule.requirement == "RDQ-RT-011", trigger
 

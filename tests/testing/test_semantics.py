@@ -12,13 +12,14 @@ from typing import Any
 
 import pytest
 
-from rdq_compliance import ErrorCode, StorageError
+from rdq_compliance import ErrorCode, Status, StorageError, diff
 from rdq_compliance._requirements import get_requirement
-from rdq_compliance.testing import CheckFailed, base_envelope
+from rdq_compliance.envelope._diagnosis import find_rule
+from rdq_compliance.testing import T0, CheckFailed, base_envelope, with_attempt, with_error
 from rdq_compliance.testing._context import KitSettings
 from rdq_compliance.testing._handle import Rdq
 from rdq_compliance.testing._owned_namespaces import Namespaces
-from rdq_compliance.testing._symptoms import _what_differs
+from rdq_compliance.testing._symptoms import _what_differs, symptom_of
 
 from ._fake_plugin import Plugin
 from ._fake_runtime import started_runtime
@@ -157,9 +158,11 @@ def test_a_peek_names_a_cause_and_never_fails_the_test() -> None:
 def test_an_invalid_read_is_classed_by_what_differs() -> None:
     """An invalid value read where a value was written says more than "invalid" when
     the written value tells (issue 21 §2): null for the empty map is the headers', an
-    integer pushed past 64 bits a number changed, an aware instant off by microseconds an
-    instant changed; a naive datetime, or 1.0 for 1, stays the model's (RDQ-RT-004)."""
-    env = base_envelope(1, headers={}, payload=b"", extra={"n": 2**63 - 1})
+    integer pushed past 64 bits a number changed, an aware instant off by microseconds or
+    null where one was written (an in-flight task's lease, created_at) an instant changed;
+    a naive datetime, or 1.0 for 1, stays the model's (RDQ-RT-004)."""
+    env = base_envelope(1, headers={}, payload=b"", extra={"n": 2**63 - 1},
+                        status=Status.IN_FLIGHT, lease_expires_at=T0)
     t = env.created_at
     cases = [
         ("/headers", dict(headers=None), "empty-null"),
@@ -169,11 +172,63 @@ def test_an_invalid_read_is_classed_by_what_differs() -> None:
         ("/created_at", dict(created_at=t.replace(microsecond=t.microsecond + 3)), "instant"),
         ("/created_at", dict(created_at=t.replace(tzinfo=None)), "invalid"),
         ("/created_at", dict(created_at=datetime(2026, 1, 1, tzinfo=UTC)), "instant"),
+        ("/created_at", dict(created_at=None), "instant"),
+        ("/lease_expires_at", dict(lease_expires_at=None), "instant"),
         ("/queue", dict(queue=7), "invalid"),
     ]
     for pointer, changes, expected in cases:
         got = dataclasses.replace(env, **changes)  # the model does not check types: reads may
         assert _what_differs(pointer, env, got) == expected, (pointer, changes)
+
+
+@pytest.mark.parametrize("written, read, moved", [
+    (["b", "a", "b"], ["a", "b"], True),  # a String Set: sorted, each value once
+    ([2, 1, 2], [1, 2], True),
+    ([0.0, -0.0, 1], [-0.0, 1], True),  # a Number Set keeps one zero
+    ([[2], [1]], [[1], [2]], False),  # arrays of arrays: left to the diff (sets hold scalars)
+    (["b", "a"], ["a", "b"], True),
+    (["b", "a", "b"], ["a", "c"], False),  # a value changed, not moved
+    ([1, 1, 2], [1, 2, 2], False),  # as many items, other repeats: not the same values
+])
+def test_an_array_kept_as_a_set_is_one_class_at_every_level(
+        written: list[Any], read: list[Any], moved: bool) -> None:
+    """The items of an array inside unknown fields or detail that came back reordered or
+    with repeats dropped (a DynamoDB String Set, a Redis SET) are RDQ-UF-001's, at the top,
+    in an attempt, in the error and in detail: one class, whatever item differs first."""
+    places = {
+        "/x": lambda v: base_envelope(5, extra={"x": v}),
+        "/attempts/0/x": lambda v: with_attempt(base_envelope(5), extra={"x": v}),
+        "/attempts/0/error/x": lambda v: with_error(base_envelope(5), extra={"x": v}),
+        "/attempts/0/error/detail/x": lambda v: with_error(base_envelope(5), detail={"x": v}),
+    }
+    for at, build in places.items():
+        expected, actual = build(written), build(read)
+        found = diff(expected, actual)
+        symptom = symptom_of(found[0], "C10", [], expected=expected, actual=actual, found=found)
+        assert (symptom.difference == "items-reordered") is moved, (at, symptom)
+        if moved:
+            assert symptom.pointer == at, symptom
+            rule = find_rule(symptom.pattern, symptom.difference)
+            assert rule is not None and rule.requirement == "RDQ-UF-001", (at, rule)
+
+
+@pytest.mark.parametrize("written, read", [("5", 5), ("null", None), ('"a"', "a"),
+                                           ('{"k": [1]}', {"k": [1]}), ("true", True)])
+def test_a_string_read_back_as_the_json_it_holds_is_one_change(written: str, read: Any) -> None:
+    """A store that tries json.loads on every value it reads turns a string holding JSON
+    into that JSON, whatever type comes out (a Redis hash field per unknown field): one
+    class and one nature, so one cause, not a type change per type and a string change."""
+    expected = base_envelope(5, extra={"x": written})
+    actual = base_envelope(5, extra={"x": read})
+    found = diff(expected, actual)
+    symptom = symptom_of(found[0], "C10", [], expected=expected, actual=actual, found=found)
+    assert (symptom.difference, symptom.change) == ("type", "JSON-decoded"), symptom
+    assert "a string holding JSON came back as that JSON" in symptom.summary
+    # a string "null" lost with its key is a lost field, not one read as null
+    lost = base_envelope(5, extra={})
+    found = diff(expected, lost)
+    symptom = symptom_of(found[0], "C10", [], expected=expected, actual=lost, found=found)
+    assert symptom.difference == "missing", symptom
 
 
 def _handle(requirement: str) -> tuple[Rdq, Any]:
