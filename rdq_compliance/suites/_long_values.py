@@ -99,9 +99,10 @@ def describe(field: str, text: str, shape: str) -> str:
     return f"{LONG_FIELDS[field]} of {len(text.encode('utf-8')):,} bytes ({shape})"
 
 
-def long_roundtrip(rdq: Rdq, ns: Namespace, env: Envelope, what: str) -> None:
+def long_roundtrip(rdq: Rdq, ns: Namespace, env: Envelope, what: str, *,
+                   rule: str = "C4: free text has no length limit of its own") -> None:
     """write then read ``env``; a refusal or a difference names ``what`` (the field and
-    its length) first, so that a column limit reads as one."""
+    its length) first, so that a column limit reads as one; a refusal quotes ``rule``."""
     __tracebackhide__ = True
     try:
         refused = ns.write(env, allow=C17_CODES)
@@ -112,8 +113,7 @@ def long_roundtrip(rdq: Rdq, ns: Namespace, env: Envelope, what: str) -> None:
         rdq.fail(
             f"{what} was refused: write(envelope id={env.id!r}) in namespace {ns.name!r} "
             f"raised StorageError(code={str(refused.code)!r}, message={refused.message!r}) "
-            "(C4: free text has no length limit of its own; a valid envelope within the "
-            "C2 limit is never refused, C17)",
+            f"({rule}; a valid envelope within the C2 limit is never refused, C17)",
             envelopes=(env,),
         )
     ns.expect(env.id, env, why=what)

@@ -442,7 +442,8 @@ def test_longest_names_roundtrip(rdq: Rdq) -> None:
                           for _ in range(2))
     env = base_envelope(116, queue=queue, handler_ref=handler_ref)
     long_roundtrip(rdq, rdq.namespace(), env,
-                   f"queue and handler_ref of {NAME_MAX_CHARS} characters")
+                   f"queue and handler_ref of {NAME_MAX_CHARS} characters",
+                   rule=f"C8a: queue and handler_ref hold up to {NAME_MAX_CHARS} characters")
 
 
 _NAME_CHARACTERS = "abcdefghijklmnopqrstuvwxyz0123456789._-"

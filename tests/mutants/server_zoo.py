@@ -86,6 +86,15 @@ SERVER_ENTRIES: tuple[ServerEntry, ...] = (
         ("    error_type     MEDIUMTEXT NULL,", "    error_type     VARCHAR(255) NULL,"),
         "error.type of 256 bytes (ASCII) was refused",
     ),
+    ServerEntry(
+        "mariadb_queue_varchar191", "mariadb",
+        "MariaDB strict mode, queue in VARCHAR(191): the longest a utf8mb4 index held "
+        "(767 bytes) before innodb_large_prefix",
+        "refuses a queue over 191 characters (C8a allows 240)",
+        ("    queue                VARCHAR(255) NOT NULL,",
+         "    queue                VARCHAR(191) NOT NULL,"),
+        "queue and handler_ref of 240 characters was refused",
+    ),
 )
 
 
