@@ -23,6 +23,7 @@ from datetime import datetime
 
 from ._difference import Difference
 from ._limits import TRUNCATION_MARKER
+from ._text_change import kept_as_number
 from ._wire import ATTEMPT_FIELDS, ENVELOPE_FIELDS, ERROR_FIELDS
 
 __all__ = [
@@ -357,7 +358,7 @@ def difference_class(d: Difference) -> str:
     if isinstance(e, str) and isinstance(a, str):
         if e.endswith(TRUNCATION_MARKER) and a == e[:-len(TRUNCATION_MARKER)]:
             return "marker"
-        return "cut" if _cut_short(e, a) else "text"
+        return "cut" if _cut_short(e, a) and not kept_as_number(e, a) else "text"
     if isinstance(e, bytes | bytearray) or isinstance(a, bytes | bytearray):
         return "bytes"
     if isinstance(e, bool) and type(a) is int and a == int(e):

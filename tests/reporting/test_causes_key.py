@@ -379,6 +379,7 @@ def test_a_cause_of_many_pointers_shows_a_short_one() -> None:
     ("007.50", "7.5", "kept as a number"),
     ("1.0", "1", "kept as a number"),
     (" 1e3", "1000", "kept as a number"),
+    ("0000", "0", "kept as a number"),
     ("x_text_2", "xText2", "camel-cased"),
     ("abcdef", "abc", "cut short"),
     ("abc", "abc\u2026", "extended"),

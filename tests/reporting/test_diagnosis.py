@@ -686,6 +686,22 @@ def test_every_cut_of_a_short_column_is_one_cause():
     assert find_rule(symptom_of(d, "C1", []).pattern, "cut").requirement == "RDQ-RT-011"
 
 
+def test_text_kept_as_a_number_is_no_cut():
+    """SQLite's NUMERIC affinity keeps "0000" as 0, read back as "0": a prefix of what was
+    written, yet no column limit (RDQ-RT-011) but the string's defect (RDQ-RT-006), the
+    same cause as "007.50" read as "7.5"."""
+    from rdq_compliance.reporting._symptom import cause_key
+
+    def symptom(written: str, read: str) -> object:
+        return symptom_of(Difference("/handler_version", "changed", written, read, "x"), "C4", [])
+
+    zeros, padded = symptom("0" * 255, "0"), symptom("007.50", "7.5")
+    assert (zeros.difference, zeros.change) == ("text", "kept as a number"), zeros
+    assert find_rule(zeros.pattern, zeros.difference).requirement == "RDQ-RT-006"
+    assert cause_key(zeros) == cause_key(padded)
+    assert symptom("abcdef", "abc").difference == "cut"
+
+
 def test_keys_made_one_by_a_store_that_normalises_every_string_are_its_string_defect():
     """Header keys 'Å' written composed and decomposed, read back as one by a store that
     normalises every string to NFC: that store's string defect (RDQ-RT-006, the cause of
