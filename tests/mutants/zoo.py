@@ -238,7 +238,10 @@ def _cet_offset(instant: datetime) -> timedelta:
 def _berlin_wall_clock(instant: datetime) -> datetime:
     """``instant`` kept as Berlin's wall-clock time and read back: a wall-clock time
     the clocks show twice (02:00-03:00 on the night they fall back) resolves to its
-    first pass, as a DATETIME column that keeps no offset does."""
+    first pass, as a DATETIME column that keeps no offset does. The last hour of year
+    9999, past the end of a datetime in Berlin, is kept as it is (one defect only)."""
+    if instant > datetime(9999, 12, 31, 22, tzinfo=UTC):
+        return instant
     local = instant + _cet_offset(instant)
     summer = local - timedelta(hours=2)
     return summer if _cet_offset(summer) == timedelta(hours=2) else local - timedelta(hours=1)
