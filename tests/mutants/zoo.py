@@ -294,7 +294,7 @@ class PymysqlNaiveDatetime(DocStorage):
 # -- free-text strings (C4) ----------------------------------------------------------------
 
 
-_NUMERIC_TEXT = re.compile(r"\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*")
+_NUMERIC_TEXT = re.compile(r"\s*[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*")
 
 
 def _numeric_affinity(value: Any) -> Any:
