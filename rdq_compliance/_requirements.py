@@ -132,9 +132,10 @@ REQUIREMENTS: tuple[Requirement, ...] = (
     _r("RDQ-ST-004", MUST, "storage", ("C14",),
        "Dropping a namespace removes all of its data and nothing else, a namespace of "
        "300 (quick), 1,100 (ci) or 10,000 (thorough) envelopes, over 1 MiB in all, too"),
-    _r("RDQ-ST-005", MUST, "storage", ("C2", "C17"),
+    _r("RDQ-ST-005", MUST, "storage", ("C2", "C17", "C13"),
        "A valid envelope just under 1 MiB is accepted and round-trips, its bulk in the "
-       "payload or in one text (unknown field, error.detail) at any level"),
+       "payload or in one text (unknown field, error.detail) at any level; a rewrite past "
+       "1 MiB that is refused leaves the earlier version whole"),
     _r("RDQ-ST-006", MUST, "storage", ("C13", "C14"),
        "Random sequences of writes, rewrites, reads and drops across two namespaces agree "
        "with a plain model"),
@@ -171,8 +172,9 @@ REQUIREMENTS: tuple[Requirement, ...] = (
        "(headers, unknown fields, detail) changes nothing stored (Python adapters)"),
     # upgrades across plugin releases (two kit runs: --rdq-upgrade-save, --rdq-upgrade-check)
     _r("RDQ-UP-001", MUST, "upgrade", ("C19", "C13"),
-       "Every envelope the previous release wrote reads back unchanged after the new "
-       "release opened (and migrated) the store", capability="durable"),
+       "Every envelope the previous release wrote, 1,100 in one namespace too, reads back "
+       "unchanged after the new release opened (and migrated) the store",
+       capability="durable"),
     _r("RDQ-UP-002", MUST, "upgrade", ("C19", "C14"),
        "Namespaces the previous release dropped stay empty after the upgrade",
        capability="durable"),

@@ -18,11 +18,11 @@ from .._corpus import valid_fixtures
 from ..envelope._codec import decode
 from ..envelope._model import Envelope
 from ..envelope._validate import InvalidEnvelope
-from ..testing._builders import random_id
+from ..testing._builders import base_envelope, random_id
 from ..testing._upgrade import DROPPED, KEPT_ROLES, ROLES, Saved
 
 __all__ = [
-    "CHECKED", "FORMAT", "MANIFEST", "STATE", "Step", "UpgradeError", "build_corpus",
+    "BULK", "CHECKED", "FORMAT", "MANIFEST", "STATE", "Step", "UpgradeError", "build_corpus",
     "corpus_digest", "expected_of", "load_saved", "usage_dir",
 ]
 
@@ -32,6 +32,9 @@ CHECKED = "checked.json"
 FORMAT = "rdq-upgrade-corpus/1"
 _GENERATED = 48
 """Generated envelopes of the corpus (split over the namespaces)."""
+BULK = 1_100
+"""Small envelopes of the ``bulk`` namespace: more than a migration's batch of 1,000
+rows, so a copy that runs one batch (``LIMIT 1000``, one page) and stops loses some."""
 
 Step = tuple[Literal["write"], str, Envelope] | tuple[Literal["drop"], str, None]
 
@@ -78,6 +81,11 @@ def build_corpus(seed: int, versions: Sequence[int]) -> list[Step]:
     steps.extend(("write", "golden", env) for env in fixtures[5:])
     head = [*fixtures[:5], *gen[_GENERATED:]][:5]
     steps.extend(("write", "generated", env) for env in gen[:16])
+    # bulk: more small envelopes than a migration copies in one batch
+    rng = random.Random(f"bulk-{seed}")  # not the ids of _generated's Random(seed)
+    steps.extend(("write", "bulk", dataclasses.replace(
+        base_envelope(n), id=random_id(rng), envelope_version=min(versions)))
+        for n in range(BULK))
     # rewritten: a first version, then another envelope under the same id (last wins);
     # the golden ones are the richest (headers, attempts, unknown fields at every level)
     firsts = [*head[:3], *gen[16:24]]

@@ -223,6 +223,10 @@ DEFECT_RULES: tuple[DefectRule, ...] = (
     _r("/**", "refused|raised", "RDQ-RT-009", "C8", trigger="empty-key"),
     _r("/**", "refused|raised", "RDQ-RT-009", "C8", trigger="dotted-key"),
     _r("/**", "refused|raised", "RDQ-UF-005", "C5", trigger="big-int"),
+    # Last: an attempt without an error is common, so any rarer class the envelopes share
+    # names the cause first. A reader that dereferences a null error (Java's
+    # NullPointerException, Go's nil pointer) raises on every such envelope.
+    _r("/**", "refused|raised", "RDQ-RT-010", "C9", trigger="null-error"),
     # What an earlier version left behind came back.
     _r("/**", "stale", "RDQ-ST-001", "C13"),
     _r("/", "absent", "RDQ-ST-002", "C13"),

@@ -39,6 +39,8 @@ TRIGGERS: Mapping[str, str] = {
     "large": "an envelope of 64 KiB or more",
     "many-attempts": "more than 10 attempts",
     "version": "an envelope_version other than 1",
+    "null-error": "an attempt whose error is null (a reader that takes every attempt's "
+                  "error for an object)",
 }
 """The classes of value in a refused envelope that a rule can name: what makes a store
 refuse (``find_rule`` picks the first row whose trigger the refused envelopes share)."""
@@ -150,6 +152,9 @@ def triggers_of(doc: object) -> frozenset[str]:
     attempts = doc.get("attempts")
     if isinstance(attempts, list) and len(attempts) > 10:
         found.add("many-attempts")
+    if isinstance(attempts, list) and any(
+            isinstance(a, dict) and a.get("error") is None for a in attempts):
+        found.add("null-error")
     if doc.get("envelope_version") not in (1, None):
         found.add("version")
     try:

@@ -147,6 +147,11 @@ def causes_of(
         difference = Counter(s.difference for s in own).most_common(1)[0][0]
         shared = _shared_triggers(symptoms) if difference in ("refused", "raised") else []
         rule = find_rule(pattern, difference, shared) if difference else None
+        if rule is not None and rule.requirement not in everywhere:
+            # Every envelope held several classes (a dotted header key in each of the
+            # kit's, an attempt without error): the one whose requirement failed names it.
+            rule = next((r for t in shared if (r := find_rule(pattern, difference, [t]))
+                         is not None and r.requirement in everywhere), rule)
         reqs = Counter(rid for _, rid, _ in members)
         found_clause = Counter(s.clause for s in own).most_common(1)[0][0]
         clause = " ".join(rule.clauses) if rule is not None else found_clause

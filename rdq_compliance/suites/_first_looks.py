@@ -16,7 +16,7 @@ text, no empty value, no unknown field; each holds its own requirement's values 
 
 from __future__ import annotations
 
-from rdq_compliance import Attempt, Envelope, Outcome
+from rdq_compliance import Attempt, Envelope, ErrorInfo, Outcome
 from rdq_compliance.testing import T0, base_envelope
 
 __all__ = ["FIRST_LOOKS", "first_look"]
@@ -28,8 +28,12 @@ def _plain(n: int, **changes: object) -> Envelope:
     plain: dict[str, object] = {
         "created_at": _MIDNIGHT, "next_attempt_at": _MIDNIGHT,
         "headers": {"traceparent": "00-4bf9-01"},
+        # an error with a stack, plain too: an attempt without an error is a trigger of
+        # its own (``null-error``, RDQ-RT-010), a null stack RDQ-RT-010's value
         "attempts": (Attempt(attempt_no=1, started_at=_MIDNIGHT, finished_at=_MIDNIGHT,
-                             outcome=Outcome.SUCCESS),),
+                             outcome=Outcome.RETRYABLE_FAILURE,
+                             error=ErrorInfo(type="e.Plain", message="plain",
+                                             stack="at plain")),),
     }
     return base_envelope(n, **(plain | changes))
 

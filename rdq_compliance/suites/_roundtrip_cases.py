@@ -23,7 +23,9 @@ from rdq_compliance.testing import (
     with_error,
 )
 
-__all__ = ["EMPTY_CASES", "HEADERS", "INSTANTS", "PAYLOADS", "TEXTS", "TYPE_CASES"]
+__all__ = [
+    "EMPTY_CASES", "HEADERS", "INSTANTS", "PAYLOADS", "REPEATED_HOURS", "TEXTS", "TYPE_CASES",
+]
 
 
 def _type_cases() -> dict[str, Envelope]:
@@ -122,6 +124,57 @@ INSTANTS = {
 }
 
 
+#: Both passes of the hour repeated when clocks fall back, in every zone of the tz
+#: database that turns them back in 2026: from Casablanca (February) and the southern
+#: zones (April: Auckland, Lord Howe's half hour, Sydney, Adelaide, Santiago) to Gaza,
+#: Beirut, Jerusalem, Chisinau, Europe, Troll's two hours, Cairo, St John's and every
+#: zone of the Americas (November). An instant kept as a local time in the server's zone
+#: reads one pass back an hour off wherever that zone is: the second an hour early when
+#: the reader takes the earlier offset (java.time, Python's fold=0), the first an hour
+#: late when it takes the later (PostgreSQL reads an ambiguous time as standard time).
+#: ``tests/test_repeated_hours.py`` checks the list against the tz database.
+REPEATED_HOURS = tuple(
+    datetime.fromisoformat(text)
+    for text in (
+        "2026-02-15T01:30:00.250Z",
+        "2026-02-15T02:30:00.250Z",
+        "2026-04-04T13:30:00.250Z",
+        "2026-04-04T14:30:00.250Z",
+        "2026-04-04T14:45:00.250Z",
+        "2026-04-04T15:15:00.250Z",
+        "2026-04-04T15:30:00.250Z",
+        "2026-04-04T16:00:00.250Z",
+        "2026-04-04T16:30:00.250Z",
+        "2026-04-04T17:00:00.250Z",
+        "2026-04-05T02:30:00.250Z",
+        "2026-04-05T03:30:00.250Z",
+        "2026-10-23T22:30:00.250Z",
+        "2026-10-23T23:30:00.250Z",
+        "2026-10-24T20:30:00.250Z",
+        "2026-10-24T21:30:00.250Z",
+        "2026-10-24T22:30:00.250Z",
+        "2026-10-24T23:30:00.250Z",
+        "2026-10-25T00:00:00.250Z",
+        "2026-10-25T00:30:00.250Z",
+        "2026-10-25T01:30:00.250Z",
+        "2026-10-25T02:00:00.250Z",
+        "2026-10-29T20:30:00.250Z",
+        "2026-10-29T21:30:00.250Z",
+        "2026-11-01T03:30:00.250Z",
+        "2026-11-01T04:00:00.250Z",
+        "2026-11-01T04:30:00.250Z",
+        "2026-11-01T05:00:00.250Z",
+        "2026-11-01T05:30:00.250Z",
+        "2026-11-01T06:30:00.250Z",
+        "2026-11-01T07:30:00.250Z",
+        "2026-11-01T08:30:00.250Z",
+        "2026-11-01T09:30:00.250Z",
+        "2026-11-01T10:30:00.250Z",
+        "2026-11-01T11:30:00.250Z",
+    )
+)
+
+
 PAYLOADS = {
     "empty": b"",
     "one-byte": b"\x00",
@@ -171,10 +224,13 @@ def _empty_cases() -> dict[str, list[Envelope]]:
     # the empty map, and the empty key with an empty value: headers' own tests first
     headers = [base_envelope(105, handler_version="", headers={"": ""}),
                base_envelope(109, headers={})]
-    known = [base_envelope(106, handler_version=None, attempts=()),
-             base_envelope(107, handler_version="", attempts=()),
-             base_envelope(108, attempts=(Attempt(attempt_no=1, started_at=T0,
-                                                  outcome=Outcome.SUCCESS),))]
+    # instants in seconds here too: the attempt without an error (the trigger
+    # ``null-error``) runs at RDQ-RT-010's place, before the tests that carry it
+    at = {"created_at": whole, "next_attempt_at": whole}
+    known = [base_envelope(106, handler_version=None, attempts=(), **at),
+             base_envelope(107, handler_version="", attempts=(), **at),
+             base_envelope(108, attempts=(Attempt(attempt_no=1, started_at=whole,
+                                                  outcome=Outcome.SUCCESS),), **at)]
     return {"known-fields": known, "detail": in_detail, "unknown-fields": unknown,
             "headers": headers}
 

@@ -44,6 +44,7 @@ from rdq_compliance.suites._roundtrip_cases import (
     HEADERS,
     INSTANTS,
     PAYLOADS,
+    REPEATED_HOURS,
     TEXTS,
     TYPE_CASES,
 )
@@ -305,18 +306,42 @@ def test_generated_free_text_keeps_code_points(rdq: Rdq) -> None:
     rdq.for_all(roundtrip, budget="targeted", env=envelopes_with_free_text_everywhere())
 
 
+#: The error of the attempts of the instants' tests: an attempt without one is a trigger of
+#: its own (``null-error``, RDQ-RT-010), and so is a null stack (a NOT NULL DEFAULT ''
+#: column reads it as ""), which these tests need not hold.
+_PLAIN_ERROR = ErrorInfo(type="e.Retry", message="retry", stack="at retry")
+
+
 @requirement("RDQ-RT-007")
 @pytest.mark.parametrize("instant", list(INSTANTS.values()), ids=list(INSTANTS))
 def test_timestamp_keeps_milliseconds(rdq: Rdq, instant: datetime) -> None:
     """RDQ-RT-007 (C3): the instant comes back to the millisecond in every timestamp
     field."""
     attempt = Attempt(attempt_no=1, started_at=instant, finished_at=instant,
-                      outcome=Outcome.SUCCESS)
+                      outcome=Outcome.RETRYABLE_FAILURE, error=_PLAIN_ERROR)
     env = base_envelope(7, created_at=instant, next_attempt_at=instant, attempts=(attempt,))
     rdq.namespace().roundtrip(env)
 
 
 @requirement("RDQ-RT-007")
+def test_every_zones_repeated_hour_keeps_its_instants(rdq: Rdq) -> None:
+    """RDQ-RT-007 (C3): both passes of the hour repeated when clocks fall back, in every
+    zone that turns them back in 2026 (``REPEATED_HOURS``), four to an envelope (created,
+    next attempt, one attempt's start and finish): a store that keeps instants as local
+    times in its server's zone, whichever zone that is and whichever pass it resolves
+    to, reads one of them an hour off. One attempt each: an attempt list's order is
+    RDQ-RT-005's."""
+    ns = rdq.namespace()
+    for n in range(0, len(REPEATED_HOURS), 4):
+        chunk = REPEATED_HOURS[n:n + 4]
+        created, due, started, finished = chunk + chunk[-1:] * (4 - len(chunk))
+        attempt = Attempt(attempt_no=1, started_at=started, finished_at=finished,
+                          outcome=Outcome.RETRYABLE_FAILURE, error=_PLAIN_ERROR)
+        ns.roundtrip(base_envelope(65 + n, created_at=created, next_attempt_at=due,
+                                   attempts=(attempt,)))
+
+
+@requirement("RDQ-RT-007", carries=("RDQ-RT-010",))  # an attempt in flight: no error
 def test_null_timestamps_stay_null(rdq: Rdq) -> None:
     """RDQ-RT-007 (C3, C9): a timestamp written as null comes back null: next_attempt_at
     of a terminal task, lease_expires_at outside IN_FLIGHT, finished_at of an attempt in

@@ -18,6 +18,7 @@ from rdq_compliance import (
     MAX_ENVELOPE_BYTES,
     Attempt,
     Envelope,
+    ErrorCode,
     ErrorInfo,
     Outcome,
     Status,
@@ -151,7 +152,9 @@ def test_namespaces_are_isolated(rdq: Rdq) -> None:
 @requirement("RDQ-ST-004")
 def test_drop_removes_one_namespace_only(rdq: Rdq) -> None:
     """RDQ-ST-004 (C14): dropping a namespace removes all of its data and nothing else;
-    the namespace can be used again afterwards."""
+    the namespace can be used again afterwards, and a write there brings nothing of what
+    was dropped back (a drop that only marks the namespace deleted, undone by the next
+    write's upsert of the namespace row)."""
     a_name = rdq.new_name()
     a, b = rdq.namespace(a_name), rdq.namespace()
     shared, only_a, only_b = base_envelope(56), base_envelope(57), base_envelope(58)
@@ -167,6 +170,8 @@ def test_drop_removes_one_namespace_only(rdq: Rdq) -> None:
     for env in (shared, only_b):
         b.expect(env.id, env, why=f"only namespace {a_name!r} was dropped")
     again.roundtrip(only_a)
+    again.expect(shared.id, None, why=f"namespace {a_name!r} was dropped; another envelope "
+                 "written there since brings nothing dropped back")
 
 
 #: The payload of each of the two large envelopes RDQ-ST-004 adds to a namespace of
@@ -240,6 +245,35 @@ def test_near_one_mib_envelope(rdq: Rdq, kind: str) -> None:
     unknown field, or in error.detail or an unknown field of an attempt or of its error
     (where a store keeping that part in a 64 KiB TEXT column of its own loses it)."""
     rdq.namespace().roundtrip(_near_limit(59, kind))
+
+
+def _past_limit(earlier: Envelope) -> Envelope:
+    """``earlier`` rewritten with a payload that takes its compact encoding 64 KiB past
+    C2's 1 MiB: a write a plugin may refuse (PAYLOAD_TOO_LARGE, C17)."""
+    size0 = len(encode(dataclasses.replace(earlier, payload=b"")).encode("utf-8"))
+    k = ((MAX_ENVELOPE_BYTES + 65_536 - size0) // 4) * 3
+    return dataclasses.replace(earlier, payload=random.Random(k).randbytes(k),
+                               queue="other.queue")
+
+
+@requirement("RDQ-ST-005")
+def test_a_refused_oversized_rewrite_leaves_the_earlier_version(rdq: Rdq) -> None:
+    """RDQ-ST-005 (C2, C17, C13): a rewrite of an id past 1 MiB may be refused; refused,
+    it stores nothing, and the earlier version stays whole. A store that deletes the old
+    row and then fails the INSERT for its size (two statements in autocommit, MySQL's
+    ``max_allowed_packet``, a size CHECK) has lost it. A plugin that stores the rewrite
+    has nothing to show here (C2 asks nothing past 1 MiB): not applicable."""
+    ns = rdq.namespace()
+    earlier = base_envelope(62)
+    ns.write(earlier)
+    rewrite = _past_limit(earlier)
+    size = len(encode(rewrite).encode("utf-8"))
+    refused = ns.write(rewrite, allow=frozenset(c.value for c in ErrorCode))
+    if refused is None:
+        rdq.not_applicable(f"the plugin stored a rewrite of {size:,} bytes, past C2's "
+                           f"{MAX_ENVELOPE_BYTES:,}: no refusal to check")
+    ns.expect(earlier.id, earlier, why=f"its rewrite of {size:,} bytes, past C2's 1 MiB, was "
+              f"refused ({refused.code}): a refused write stores nothing (C13, C17)")
 
 
 class _World:

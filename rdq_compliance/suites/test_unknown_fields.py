@@ -57,6 +57,33 @@ def test_top_level_unknown_fields_are_kept(rdq: Rdq) -> None:
     rdq.namespace().roundtrip(base_envelope(32, extra={**_PLAIN, **_SHAPED, "x_null": None}))
 
 
+#: Names document stores and their drivers give fields of their own, at the top of the
+#: document they store: a plugin that puts its own value there on write (the id, the
+#: namespace as a partition key, a TTL, a version) and strips it on read loses an
+#: unknown field of that name.
+STORE_FIELD_NAMES = (
+    "_id",  # MongoDB, CouchDB
+    "_rev",  # CouchDB
+    "_key",  # ArangoDB
+    "_class",  # Spring Data MongoDB's type hint
+    "__v", "createdAt", "updatedAt",  # Mongoose's version key and timestamps
+    "_rid", "_self", "_etag", "_attachments", "_ts",  # Cosmos DB's system properties
+    "ttl", "pk", "sk", "namespace", "partition_key",  # TTL and partition keys
+    "PartitionKey", "RowKey", "Timestamp",  # Azure Table storage
+    "@metadata",  # RavenDB
+    "expireAt",  # a MongoDB TTL index's field
+)
+
+
+@requirement("RDQ-UF-001")
+def test_unknown_fields_named_as_a_stores_own_are_kept(rdq: Rdq) -> None:
+    """RDQ-UF-001 (C10): unknown top-level fields named as document stores name fields
+    of their own (``STORE_FIELD_NAMES``: MongoDB's _id, Cosmos DB's system properties
+    and ttl, a partition key, Mongoose's __v) come back as written."""
+    extra = {name: f"{name} as the writer wrote it" for name in STORE_FIELD_NAMES}
+    rdq.namespace().roundtrip(base_envelope(64, extra=extra))
+
+
 @requirement("RDQ-UF-002")
 def test_attempt_unknown_fields_are_kept(rdq: Rdq) -> None:
     """RDQ-UF-002 (C10): plain unknown fields of an attempt record come back."""

@@ -21,10 +21,11 @@ _READ_ROLES = ("golden", "generated", "rewritten")
 @requirement("RDQ-UP-001")
 def test_previous_release_reads_back(rdq_upgrade: Saved, rdq: Rdq) -> None:
     """RDQ-UP-001 (C19, C13): every envelope the previous release wrote (fixtures,
-    generated envelopes, rewritten ids: the last write) reads back unchanged after the new
-    release opened, and migrated, the store."""
+    generated envelopes, rewritten ids: the last write, and a namespace of more envelopes
+    than a migration's batch of 1,000) reads back unchanged after the new release opened,
+    and migrated, the store."""
     saved = rdq_upgrade
-    for role in _READ_ROLES:
+    for role in (*_READ_ROLES, "bulk"):
         name = saved.namespaces[role]
         ns = rdq.namespace(name)
         for id, env in saved.expected[role].items():

@@ -17,7 +17,7 @@ from ..envelope._model import Envelope
 from ..reporting._outage import could_not_run_reason
 from ..storage._elsewhere import Answer, Problem, read_elsewhere
 from ..storage._stdio import StdioStorage
-from ._failures import OperationHung, is_c17, testee_violations
+from ._failures import OperationHung, canonical, is_c17, testee_violations
 from ._guard import CouldNotRun
 from ._symptom_messages import symptom_of_call
 
@@ -117,4 +117,5 @@ def _failed(
     # The symptom without WHY: the exception read in a new process is one cause with
     # the same exception read in this one.
     rdq.fail(f"{summary} ({WHY})", detail=detail, envelopes=shown,
-             symptom=symptom_of_call(summary, [f"{summary} ({WHY})"], shown))
+             symptom=symptom_of_call(summary, [f"{summary} ({WHY})"],
+                                     [canonical(env) for env in shown]))

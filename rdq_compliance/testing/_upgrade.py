@@ -15,8 +15,9 @@ from ..envelope._model import Envelope
 
 __all__ = ["DROPPED", "KEPT_ROLES", "ROLES", "Saved"]
 
-KEPT_ROLES = ("golden", "generated", "rewritten", "writable")
-"""Namespaces left stored by the save; ``writable`` is the one RDQ-UP-003 writes to."""
+KEPT_ROLES = ("golden", "generated", "rewritten", "bulk", "writable")
+"""Namespaces left stored by the save; ``bulk`` holds more envelopes than a migration's
+batch; ``writable`` is the one RDQ-UP-003 writes to."""
 DROPPED = "dropped"
 """The namespace the save wrote and then dropped (RDQ-UP-002)."""
 ROLES = (*KEPT_ROLES, DROPPED)

@@ -175,12 +175,13 @@ def test_full_suite_passes_against_a_correct_plugin(kit: pytest.Pytester) -> Non
     assert result.ret == 0, result.stdout.str()[-3000:]
     assert outcomes["passed"] >= 200 and "failed" not in outcomes
     # The only skips: the upgrade tests (not applicable without --rdq-upgrade-check), the
-    # not-applicable case of versions the plugin does not declare, and what is gated on the
-    # one capability the stand-in does not declare (concurrent).
+    # not-applicable case of versions the plugin does not declare, the refusal of a write
+    # past 1 MiB by a plugin that stores it, and what is gated on the one capability the
+    # stand-in does not declare (concurrent).
     skips = [line for line in result.outlines if line.startswith("SKIPPED")]
     reasons = ("--rdq-upgrade-check", "plugin declares no envelope version beyond [1]",
-               "no 'concurrent' capability")
-    assert outcomes.get("skipped", 0) == 9, skips
+               "past C2's 1,048,576: no refusal to check", "no 'concurrent' capability")
+    assert outcomes.get("skipped", 0) == 10, skips
     assert all(any(r in line for r in reasons) for line in skips), skips
 
 

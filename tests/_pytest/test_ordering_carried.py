@@ -11,7 +11,7 @@ import dataclasses
 from types import SimpleNamespace
 from typing import Any
 
-from rdq_compliance import Attempt, Outcome
+from rdq_compliance import Attempt, ErrorInfo, Outcome
 from rdq_compliance._pytest._ordering import carried, examples_first, item_rank, longest_first
 from rdq_compliance._pytest.kit import MARKER, SUITE_MODULE_PREFIX
 from rdq_compliance.envelope._carried import requirements_carried
@@ -37,7 +37,8 @@ WHOLE = T0.replace(microsecond=0)
 PLAIN = base_envelope(1, created_at=WHOLE, next_attempt_at=WHOLE,
                       headers={"traceparent": "x"},
                       attempts=(Attempt(attempt_no=1, started_at=WHOLE, finished_at=WHOLE,
-                                        outcome=Outcome.SUCCESS),))
+                                        outcome=Outcome.RETRYABLE_FAILURE,
+                                        error=ErrorInfo(type="e.Plain", message="plain")),))
 
 
 def test_values_carry_the_requirement_their_loss_belongs_to() -> None:
@@ -45,6 +46,10 @@ def test_values_carry_the_requirement_their_loss_belongs_to() -> None:
     env = to_json(base_envelope(2))  # instants to the millisecond, a dotted header key
     assert requirements_carried(env, envelope=True) == {"RDQ-RT-007", "RDQ-RT-009"}
     assert requirements_carried(env, envelope=True, common={"dotted-key"}) == {"RDQ-RT-007"}
+    # an attempt without an error: a reader dereferencing it raises (RDQ-RT-010, C9)
+    bare_attempt = dataclasses.replace(PLAIN.attempts[0], outcome=Outcome.SUCCESS, error=None)
+    assert requirements_carried(to_json(dataclasses.replace(PLAIN, attempts=(bare_attempt,))),
+                                envelope=True) == {"RDQ-RT-010"}
     two = dataclasses.replace(PLAIN, attempts=PLAIN.attempts * 2)
     assert requirements_carried(to_json(two), envelope=True) == {"RDQ-RT-005"}
     inside = with_error(base_envelope(4, extra={"x": 1}), detail=[1], extra={"y": 2})

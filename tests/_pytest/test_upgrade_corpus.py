@@ -5,6 +5,7 @@ from __future__ import annotations
 from rdq_compliance import encode, validate
 from rdq_compliance._corpus import valid_fixtures
 from rdq_compliance._pytest._upgrade import DROPPED, KEPT_ROLES, build_corpus, expected_of
+from rdq_compliance._pytest._upgrade_corpus import BULK
 
 
 def _texts(seed: int) -> list[tuple[str, str, str]]:
@@ -30,6 +31,9 @@ def test_corpus_holds_every_fixture_rewrites_and_a_dropped_namespace() -> None:
     for env in rewritten[1::2]:
         assert kept["rewritten"][env.id] is env  # the last write is what must come back
     assert steps[-1] == ("drop", DROPPED, None) and len(dropped) >= 10
+    assert len(kept["bulk"]) == BULK > 1_000  # more than one batch of a migration
+    assert not set(kept["bulk"]) & {id for role in KEPT_ROLES if role != "bulk"
+                                    for id in kept[role]}
 
 
 def test_a_version_without_fixtures_still_gets_a_full_corpus() -> None:

@@ -87,6 +87,17 @@ CASES = {
     "camelcase_keys_deep": "RDQ-UF-001",
     # a refused rewrite that already deleted the earlier version (no transaction)
     "delete_then_insert_autocommit": "RDQ-VER-002",
+    # the same, for a rewrite past 1 MiB refused by a packet limit
+    "delete_then_insert_packet_limit": "RDQ-ST-005",
+    # a drop undone by the namespace's next write: the dropped envelopes come back
+    "drop_soft_delete_undone_by_write": "RDQ-ST-004",
+    # instants kept as Berlin's wall-clock time, read as PostgreSQL reads an ambiguous one
+    "dst_fold_later_offset": "RDQ-RT-007",
+    # an unknown field '_id' overwritten by MongoDB's own, and stripped on read
+    "mongodb_id_is_the_task_id": "RDQ-UF-001",
+    # a reader dereferencing every attempt's error: raises wherever one is null, in this
+    # process and in a new one
+    "null_error_dereferenced": "RDQ-RT-010",
 }
 _FULL: list[KitResult] = []
 _STOPPED: dict[str, KitResult] = {}

@@ -110,6 +110,7 @@ MIGRATIONS = {  # release 2.0.0's migration of a release-1.0.0 state (C19)
     "forget_residual": "keeps only the known top-level fields (a typed struct on the way)",
     "truncate_ms": "rewrites timestamps through whole seconds",
     "skip_rows": "copies whole pages of 10 files only; the last, partial page is lost",
+    "one_batch": "moves the first 1,000 files only (one batch of a batched copy)",
     "shadow": "writes the migrated files under the plain id, a name release 2.0.0 reads "
               "before its own (hex) name: rewrites stay hidden behind them",
     "resurrect": "walks the state recursively and brings back the dropped namespaces that "
@@ -356,6 +357,8 @@ class Testee:
             for f in files:
                 by_ns.setdefault(f.parent, []).append(f)
             files = [f for group in by_ns.values() for f in group[: len(group) // 10 * 10]]
+        if self.migration == "one_batch":
+            files = files[:1000]
         for f in files:
             env = json.loads(f.read_text(encoding="utf-8"))
             if self.migration == "forget_residual":

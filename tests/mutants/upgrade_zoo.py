@@ -75,6 +75,13 @@ class SkipsRows(SqliteStorage):
         ).fetchall()
 
 
+class MigratesOneBatch(SqliteStorage):
+    def _rows_to_migrate(self, conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+        # A batched copy (LIMIT 1000 OFFSET n, so as not to lock the table) whose loop
+        # never runs a second batch: the rows past the first 1,000 are not migrated.
+        return conn.execute(f"SELECT {_TASK_COLUMNS} FROM rdq_tasks LIMIT 1000").fetchall()
+
+
 class LosesPrimaryKey(SqliteStorage):
     def _migrate_1_to_2(self, conn: sqlite3.Connection) -> None:
         super()._migrate_1_to_2(conn)
@@ -158,6 +165,9 @@ UPGRADE_ENTRIES = (
     UpgradeEntry("up_skips_rows", "the copy joins tasks with their headers (INNER JOIN); "
                  "the testee copies one page too few", "some envelopes are not migrated",
                  ("RDQ-UP-001",), "returned None", "skip_rows"),
+    UpgradeEntry("up_migrates_one_batch", "a batched copy (LIMIT 1000 OFFSET n) whose loop "
+                 "stops after the first batch", "the rows past the first 1,000 are not "
+                 "migrated", ("RDQ-UP-001",), "returned None", "one_batch"),
     UpgradeEntry("up_resurrects_dropped", "release 1 drops lazily (tombstones); the "
                  "migration copies every row and forgets the tombstones",
                  "the dropped namespace comes back", ("RDQ-UP-002",),
@@ -174,3 +184,4 @@ up_truncates_ms = _Plugin(TruncatesMilliseconds)
 up_skips_rows = _Plugin(SkipsRows)
 up_resurrects_dropped = _Plugin(ResurrectsDropped)
 up_loses_primary_key = _Plugin(LosesPrimaryKey)
+up_migrates_one_batch = _Plugin(MigratesOneBatch)

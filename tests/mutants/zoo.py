@@ -33,6 +33,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from rdq_compliance import (
+    MAX_ENVELOPE_BYTES,
     TRUNCATION_MARKER,
     Envelope,
     ErrorCode,
@@ -253,6 +254,27 @@ def _berlin_wall_clock(instant: datetime) -> datetime:
 class DstFoldLocalTime(DocStorage):
     def on_write(self, doc: Obj) -> Obj:
         return _ts_map(_berlin_wall_clock)(doc)
+
+
+def _berlin_wall_clock_later(instant: datetime) -> datetime:
+    """``instant`` kept as Berlin's wall-clock time and read back as PostgreSQL reads an
+    ambiguous local time: as standard time, the repeated hour's second pass; instants
+    of its first pass come back an hour late. The last hour of year 9999 is kept as it
+    is, as in ``_berlin_wall_clock``."""
+    if instant > datetime(9999, 12, 31, 22, tzinfo=UTC):
+        return instant
+    local = instant + _cet_offset(instant)
+    winter = local - timedelta(hours=1)
+    return winter if _cet_offset(winter) == timedelta(hours=1) else local - timedelta(hours=2)
+
+
+@mutant("dst_fold_later_offset", "a `timestamp without time zone` written as the server's "
+        "wall-clock time (Europe/Berlin) and read back with `AT TIME ZONE`: PostgreSQL "
+        "takes an ambiguous local time as standard time", "reads instants in the first pass "
+        "of the repeated hour when clocks fall back an hour late", R + "007")
+class DstFoldLaterOffset(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        return _ts_map(_berlin_wall_clock_later)(doc)
 
 
 @mutant("mysql_timestamp_null_is_now", "MySQL before 8.0 with explicit_defaults_for_timestamp "
@@ -591,6 +613,17 @@ class MongodbDottedKeys(DocStorage):
 # -- null, empty, absent (C9) ----------------------------------------------------------------
 
 
+@mutant("null_error_dereferenced", "a reader that maps every attempt's error without a null "
+        "check (Java's attempt.getError().getType(), Go's a.Error.Type on a nil pointer)",
+        "raises on reading any envelope with an attempt whose error is null", R + "010")
+class NullErrorDereferenced(DocStorage):
+    def on_read(self, doc: Obj) -> Obj:
+        for attempt in doc["attempts"]:
+            attempt["error"]["type"]  # TypeError for an attempt without an error
+        return doc
+
+
+
 def _empty_to_null(v: Any) -> Any:
     if v == "":
         return None
@@ -733,6 +766,34 @@ class MongodbIdReturned(DocStorage):
     def on_read(self, doc: Obj) -> Obj:
         doc["_id"] = {"$oid": hashlib.md5(doc["id"].encode()).hexdigest()[:24]}
         return doc
+
+
+@mutant("mongodb_id_is_the_task_id", "MongoDB: the task stored with _id set to its id "
+        "(insert_one({**doc, '_id': id}), replace_one by _id) and _id left out on read "
+        "(projection {'_id': 0})", "an unknown top-level field '_id' is overwritten on write "
+        "and lost on read", M + "UF-001")
+class MongodbIdIsTheTaskId(DocStorage):
+    def on_write(self, doc: Obj) -> Obj:
+        doc["_id"] = doc["id"]
+        return doc
+
+    def on_read(self, doc: Obj) -> Obj:
+        doc.pop("_id", None)
+        return doc
+
+
+@mutant("cosmos_partition_and_system_properties", "Azure Cosmos DB: the namespace stored "
+        "as the item's partition key property 'namespace'; read strips it and the system "
+        "properties Cosmos adds (every key starting with '_': _rid, _self, _etag, "
+        "_attachments, _ts)", "unknown top-level fields named 'namespace' or starting with "
+        "'_' are lost", M + "UF-001")
+class CosmosPartitionAndSystemProperties(DocStorage):
+    def write(self, namespace: str, env: Envelope) -> None:
+        doc = {**to_json(env), "namespace": namespace}
+        self.store(self.table(namespace), self.key(env.id), doc)
+
+    def on_read(self, doc: Obj) -> Obj:
+        return {k: v for k, v in doc.items() if k != "namespace" and not k.startswith("_")}
 
 
 @mutant("drop_unknown_attempt", "an attempts table with a column per known field",
@@ -1428,6 +1489,43 @@ class DeleteThenInsertAutocommit(DocStorage):
         super().write(namespace, env)
 
 
+def _compact_size(env: Envelope) -> int:
+    return len(encode(env).encode("utf-8"))
+
+
+@mutant("drop_soft_delete_undone_by_write", "a soft delete: drop sets the namespace row's "
+        "`deleted` flag and reads skip a deleted namespace; a write upserts the namespace row "
+        "(INSERT … ON CONFLICT DO UPDATE SET deleted = false)", "the first write after a drop "
+        "brings back every envelope dropped from the namespace", M + "ST-004")
+class DropSoftDeleteUndoneByWrite(DocStorage):
+    def __init__(self, entry_id: str) -> None:
+        super().__init__(entry_id)
+        self.deleted: set[str] = set()
+
+    def drop(self, namespace: str) -> None:
+        self.deleted.add(namespace)
+
+    def write(self, namespace: str, env: Envelope) -> None:
+        self.deleted.discard(namespace)
+        super().write(namespace, env)
+
+    def read(self, namespace: str, id: str) -> Any:
+        return None if namespace in self.deleted else super().read(namespace, id)
+
+
+@mutant("delete_then_insert_packet_limit", "a write as DELETE of the id, then INSERT, in "
+        "autocommit, on a MySQL server whose max_allowed_packet is 1 MiB (MySQL 5.5's "
+        "default); the too-large INSERT answered PAYLOAD_TOO_LARGE", "a refused rewrite past "
+        "1 MiB has already deleted the earlier version", M + "ST-005")
+class DeleteThenInsertPacketLimit(DocStorage):
+    def write(self, namespace: str, env: Envelope) -> None:
+        self.table(namespace).pop(self.key(env.id), None)  # the DELETE, committed
+        if _compact_size(env) > MAX_ENVELOPE_BYTES:
+            raise StorageError(ErrorCode.PAYLOAD_TOO_LARGE, "Got a packet bigger than "
+                               "'max_allowed_packet' bytes")
+        super().write(namespace, env)
+
+
 @mutant("wrong_code_for_version", "version check reusing the generic validation error",
         "rejects undeclared versions with INVALID_ENVELOPE", M + "VER-002")
 class WrongCodeForVersion(DocStorage):
@@ -1637,6 +1735,14 @@ class OkRejectsOtherVersions(DocStorage):
         if env.envelope_version not in self.versions:
             raise StorageError(ErrorCode.UNSUPPORTED_ENVELOPE_VERSION,
                                f"envelope_version={env.envelope_version} is not supported")
+
+
+@correct("ok_refuses_past_limit", "a store that refuses envelopes past C2's 1 MiB",
+         "answers PAYLOAD_TOO_LARGE to a write past 1 MiB and stores nothing (C17)")
+class OkRefusesPastLimit(DocStorage):
+    def admit(self, env: Envelope) -> None:
+        if _compact_size(env) > MAX_ENVELOPE_BYTES:
+            raise StorageError(ErrorCode.PAYLOAD_TOO_LARGE, "past 1 MiB")
 
 
 @correct("ok_declares_v1_v2", "a plugin that stores versions 1 and 2 as they come",

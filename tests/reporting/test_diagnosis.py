@@ -101,7 +101,8 @@ def test_triggers_of_an_envelope():
     assert triggers_of(doc) == {"nul", "astral", "dotted-key", "big-int", "non-utf8-payload",
                                 "empty-key", "long-header"}
     assert triggers_of({"payload": "", "attempts": [{}] * 11}) == {"empty-payload",
-                                                                    "many-attempts"}
+                                                                    "many-attempts",
+                                                                    "null-error"}
     assert triggers_of("not json") == frozenset()
     # the long values of RDQ-RT-011: a key, a known free-text field, many headers
     many = {f"k{i}": "v" for i in range(1000)}
@@ -118,6 +119,32 @@ def test_triggers_of_an_envelope():
     for trigger in ("long-header", "long-key", "long-field", "many-headers", "long-name"):
         rule = find_rule("/", "refused", [trigger])
         assert rule is not None and rule.requirement == "RDQ-RT-011", trigger
+
+
+def test_an_attempt_without_an_error_is_a_trigger_named_after_the_others():
+    """``null-error``: a reader that dereferences every attempt's error raises on each
+    envelope holding an attempt without one (RDQ-RT-010, C9); any rarer class the raising
+    envelopes share names the cause first (the table's last trigger row)."""
+    assert triggers_of({"attempts": [{"error": None}, {"error": {"type": "T"}}]}) == {
+        "null-error"}
+    assert triggers_of({"attempts": [{"error": {"type": "T"}}]}) == frozenset()
+    rule = find_rule("/", "raised", ["null-error"])
+    assert rule is not None and (rule.requirement, rule.clauses) == ("RDQ-RT-010", ("C9",))
+    astral = find_rule("/", "raised", ["astral", "null-error"])
+    assert astral is not None and astral.requirement == "RDQ-RT-006"
+
+
+def test_a_raise_is_named_by_the_shared_class_whose_requirement_failed():
+    """Every envelope the kit writes holds a dotted header key (``rdq.source``): when the
+    raising envelopes also share an attempt without an error and only RDQ-RT-010 failed
+    (``-x``: the run stopped at its test), the cause is RDQ-RT-010's, its trigger the
+    null error, not the dotted key whose requirement (RDQ-RT-009) passed."""
+    msg = ("RDQ-RT-010 [MUST; C9] t\nplugin 'p': read('01J2ZK7Q8X0000000000000001') in "
+           "namespace 't1234abcd0w1' raised TypeError: 'NoneType' object is not subscriptable")
+    doc = {"headers": {"rdq.source": "k"}, "attempts": [{"error": None}]}
+    (cause,) = group_causes([("t1", "RDQ-RT-010", symptom_of_failure(msg, [doc]))])
+    assert cause["requirement"] == "RDQ-RT-010"
+    assert cause["trigger"] == TRIGGERS["null-error"]
 
 
 def test_mask_hides_ids_numbers_namespaces_and_quoted_values():
@@ -501,9 +528,10 @@ def test_an_unknown_field_named_like_a_known_one_is_a_trigger():
     """'ID' beside 'id' (a decoder that ignores case takes one for the other): at every
     level; a known name itself, or a name like no known field, is none."""
     assert triggers_of({"id": "x", "ID": {}}) == {"alike-name"}
-    assert triggers_of({"attempts": [{"Outcome": 1}]}) == {"alike-name"}
+    assert triggers_of({"attempts": [{"Outcome": 1}]}) == {"alike-name", "null-error"}
     assert triggers_of({"attempts": [{"error": {"MESSAGE": ""}}]}) == {"alike-name"}
-    assert triggers_of({"id": "x", "Ident": 1, "attempts": [{"Message": 1}]}) == frozenset()
+    assert triggers_of({"id": "x", "Ident": 1, "attempts": [{"Message": 1}]}) == {
+        "null-error"}
     assert triggers_of({"attempts": [{"error": {"Outcome": 1}}]}) == frozenset()
     rule = find_rule("/", "raised", ["alike-name", "astral"])  # the name, not the text
     assert rule is not None and rule.requirement == "RDQ-UF-001"
