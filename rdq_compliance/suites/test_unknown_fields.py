@@ -61,7 +61,7 @@ def test_top_level_unknown_fields_are_kept(rdq: Rdq) -> None:
 #: document they store: a plugin that puts its own value there on write (the id, the
 #: namespace as a partition key, a TTL, a version) and strips it on read loses an
 #: unknown field of that name.
-STORE_FIELD_NAMES = (
+_STORE_FIELD_NAMES = (
     "_id",  # MongoDB, CouchDB
     "_rev",  # CouchDB
     "_key",  # ArangoDB
@@ -78,9 +78,9 @@ STORE_FIELD_NAMES = (
 @requirement("RDQ-UF-001")
 def test_unknown_fields_named_as_a_stores_own_are_kept(rdq: Rdq) -> None:
     """RDQ-UF-001 (C10): unknown top-level fields named as document stores name fields
-    of their own (``STORE_FIELD_NAMES``: MongoDB's _id, Cosmos DB's system properties
+    of their own (``_STORE_FIELD_NAMES``: MongoDB's _id, Cosmos DB's system properties
     and ttl, a partition key, Mongoose's __v) come back as written."""
-    extra = {name: f"{name} as the writer wrote it" for name in STORE_FIELD_NAMES}
+    extra = {name: f"{name} as the writer wrote it" for name in _STORE_FIELD_NAMES}
     rdq.namespace().roundtrip(base_envelope(64, extra=extra))
 
 

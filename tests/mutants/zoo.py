@@ -236,16 +236,19 @@ def _cet_offset(instant: datetime) -> timedelta:
     return timedelta(hours=2 if summer else 1)
 
 
-def _berlin_wall_clock(instant: datetime) -> datetime:
+def _berlin_wall_clock(instant: datetime, *, later: bool = False) -> datetime:
     """``instant`` kept as Berlin's wall-clock time and read back: a wall-clock time
     the clocks show twice (02:00-03:00 on the night they fall back) resolves to its
-    first pass, as a DATETIME column that keeps no offset does. The last hour of year
-    9999, past the end of a datetime in Berlin, is kept as it is (one defect only)."""
+    first pass, as a DATETIME column that keeps no offset does, or with ``later`` to its
+    second, as PostgreSQL reads an ambiguous local time (standard time). The last hour of
+    year 9999, past the end of a datetime in Berlin, is kept as it is (one defect only)."""
     if instant > datetime(9999, 12, 31, 22, tzinfo=UTC):
         return instant
     local = instant + _cet_offset(instant)
-    summer = local - timedelta(hours=2)
-    return summer if _cet_offset(summer) == timedelta(hours=2) else local - timedelta(hours=1)
+    summer, winter = timedelta(hours=2), timedelta(hours=1)
+    first, other = (winter, summer) if later else (summer, winter)
+    guess = local - first
+    return guess if _cet_offset(guess) == first else local - other
 
 
 @mutant("dst_fold_local_time", "a DATETIME column written and read in the server's zone "
@@ -256,25 +259,13 @@ class DstFoldLocalTime(DocStorage):
         return _ts_map(_berlin_wall_clock)(doc)
 
 
-def _berlin_wall_clock_later(instant: datetime) -> datetime:
-    """``instant`` kept as Berlin's wall-clock time and read back as PostgreSQL reads an
-    ambiguous local time: as standard time, the repeated hour's second pass; instants
-    of its first pass come back an hour late. The last hour of year 9999 is kept as it
-    is, as in ``_berlin_wall_clock``."""
-    if instant > datetime(9999, 12, 31, 22, tzinfo=UTC):
-        return instant
-    local = instant + _cet_offset(instant)
-    winter = local - timedelta(hours=1)
-    return winter if _cet_offset(winter) == timedelta(hours=1) else local - timedelta(hours=2)
-
-
 @mutant("dst_fold_later_offset", "a `timestamp without time zone` written as the server's "
         "wall-clock time (Europe/Berlin) and read back with `AT TIME ZONE`: PostgreSQL "
         "takes an ambiguous local time as standard time", "reads instants in the first pass "
         "of the repeated hour when clocks fall back an hour late", R + "007")
 class DstFoldLaterOffset(DocStorage):
     def on_write(self, doc: Obj) -> Obj:
-        return _ts_map(_berlin_wall_clock_later)(doc)
+        return _ts_map(lambda instant: _berlin_wall_clock(instant, later=True))(doc)
 
 
 @mutant("mysql_timestamp_null_is_now", "MySQL before 8.0 with explicit_defaults_for_timestamp "
@@ -621,7 +612,6 @@ class NullErrorDereferenced(DocStorage):
         for attempt in doc["attempts"]:
             attempt["error"]["type"]  # TypeError for an attempt without an error
         return doc
-
 
 
 def _empty_to_null(v: Any) -> Any:
