@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 if TYPE_CHECKING:
     import pytest
 
+    from .._requirements import Requirement
     from ..envelope._model import Envelope
     from ..reporting._symptom import Symptom
     from ._case import Case
@@ -50,6 +51,7 @@ class Context(Protocol):
     """One test's handle as the modules below ``Rdq`` see it (``Rdq`` documents each)."""
 
     item: pytest.Item
+    requirement: Requirement
     runtime: PluginRuntime
     settings: KitSettings
     example: tuple[str, dict[str, Any]] | None

@@ -110,6 +110,7 @@ def shared_namespace(namespaces: Namespaces, name: str) -> Iterator[Namespace]:
     lock.acquire_shared()
     try:
         try:
+            namespaces.shared.add(name)
             ns = namespaces.open(name)
             yield ns
             ns.close()

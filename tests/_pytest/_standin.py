@@ -31,6 +31,9 @@ STANDIN = textwrap.dedent(
         # else, dropping a namespace this storage did not open raises or hangs, or
         # opening a storage raises.
         "hang-once", "hang-once-drop-raises", "hang-once-drop-hangs", "hang-once-reopen-fails",
+        # dropping a namespace nothing was written to raises (DROP TABLE without IF EXISTS
+        # on a table made by the first write): a SHOULD of C14 (RDQ-ST-007) failed only
+        "drop-empty-raises",
     )
     class _Table:
         """One file per envelope: a new process reads what this one wrote (C15)."""
@@ -101,6 +104,7 @@ STANDIN = textwrap.dedent(
                 envelope.headers["x-touched-by-plugin"] = "yes"
             if self.fault != "forgetful":
                 self._space()[envelope.id] = encode(envelope)
+            self.storage.written.add(self.ns)
             if self.fault == "write-returns":
                 return True
 
@@ -136,6 +140,7 @@ STANDIN = textwrap.dedent(
         def __init__(self, options):
             self.options = options
             self.opened = set()
+            self.written = set()
             durable = options.get("durable") == "yes"
             self.data = _Disk() if durable else {}
             caps = {"durable"} if durable else set()
@@ -155,6 +160,9 @@ STANDIN = textwrap.dedent(
                     raise RuntimeError(f"no namespace {namespace} here")
                 if self.options["fault"] == "hang-once-drop-hangs":
                     time.sleep(60)
+            if self.options["fault"] == "drop-empty-raises" and namespace not in self.written:
+                raise RuntimeError(f"Unknown table 'rdq_{namespace}'")
+            self.written.discard(namespace)
             self.data.pop(namespace, None)
 
         def close(self):

@@ -185,6 +185,25 @@ def test_full_suite_passes_against_a_correct_plugin(kit: pytest.Pytester) -> Non
     assert all(any(r in line for r in reasons) for line in skips), skips
 
 
+def test_a_plugin_failing_only_a_should_is_compliant(kit: pytest.Pytester) -> None:
+    """A drop of a namespace that holds nothing raises (DROP TABLE without IF EXISTS):
+    C14 says only that it SHOULD succeed (RDQ-ST-007). The state machine and every
+    teardown drop such namespaces too; failing their MUST requirements for it made the
+    plugin non-compliant. Only RDQ-ST-007 fails now, and the verdict is compliant (exit
+    status 1, pytest's rule for a failed SHOULD test, as the README says)."""
+    import json
+
+    result = run(kit, "--rdq-plugin=fake", "--rdq-option=fault=drop-empty-raises",
+                 "--rdq-report=r.json")
+    report = json.loads((kit.path / "r.json").read_text(encoding="utf-8"))
+    (plugin,) = report["plugins"]
+    failed = {r["id"] for r in plugin["requirements"] if r["status"] == "failed"}
+    assert failed == {"RDQ-ST-007"}, result.stdout.str()[-3000:]
+    assert plugin["verdict"] == "compliant", result.stdout.str()[-3000:]
+    assert result.ret == 1
+    assert [c["requirement"] for c in plugin["causes"]] == ["RDQ-ST-007"]
+
+
 def test_explicit_suite_path_collects_only_that_suite(kit: pytest.Pytester) -> None:
     from rdq_compliance._pytest.kit import SUITES_DIR
 
