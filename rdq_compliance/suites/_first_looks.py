@@ -19,21 +19,22 @@ from __future__ import annotations
 from rdq_compliance import Attempt, Envelope, ErrorInfo, Outcome
 from rdq_compliance.testing import T0, base_envelope
 
-__all__ = ["FIRST_LOOKS", "first_look"]
+__all__ = ["FIRST_LOOKS", "PLAIN_ERROR", "first_look"]
 
 _MIDNIGHT = T0.replace(hour=0, minute=0, second=0, microsecond=0)
+
+PLAIN_ERROR = ErrorInfo(type="e.Plain", message="plain", stack="at plain")
+"""An attempt's error that holds no requirement's values: an attempt without an error is
+a trigger of its own (``null-error``, RDQ-RT-010), and so is a null stack (a NOT NULL
+DEFAULT '' column reads it as "")."""
 
 
 def _plain(n: int, **changes: object) -> Envelope:
     plain: dict[str, object] = {
         "created_at": _MIDNIGHT, "next_attempt_at": _MIDNIGHT,
         "headers": {"traceparent": "00-4bf9-01"},
-        # an error with a stack, plain too: an attempt without an error is a trigger of
-        # its own (``null-error``, RDQ-RT-010), a null stack RDQ-RT-010's value
         "attempts": (Attempt(attempt_no=1, started_at=_MIDNIGHT, finished_at=_MIDNIGHT,
-                             outcome=Outcome.RETRYABLE_FAILURE,
-                             error=ErrorInfo(type="e.Plain", message="plain",
-                                             stack="at plain")),),
+                             outcome=Outcome.RETRYABLE_FAILURE, error=PLAIN_ERROR),),
     }
     return base_envelope(n, **(plain | changes))
 

@@ -30,7 +30,7 @@ from rdq_compliance.strategies import (
     ids,
     payloads,
 )
-from rdq_compliance.suites._first_looks import FIRST_LOOKS, first_look
+from rdq_compliance.suites._first_looks import FIRST_LOOKS, PLAIN_ERROR, first_look
 from rdq_compliance.suites._long_values import (
     LONG_FIELDS,
     describe,
@@ -306,19 +306,13 @@ def test_generated_free_text_keeps_code_points(rdq: Rdq) -> None:
     rdq.for_all(roundtrip, budget="targeted", env=envelopes_with_free_text_everywhere())
 
 
-#: The error of the attempts of the instants' tests: an attempt without one is a trigger of
-#: its own (``null-error``, RDQ-RT-010), and so is a null stack (a NOT NULL DEFAULT ''
-#: column reads it as ""), which these tests need not hold.
-_PLAIN_ERROR = ErrorInfo(type="e.Retry", message="retry", stack="at retry")
-
-
 @requirement("RDQ-RT-007")
 @pytest.mark.parametrize("instant", list(INSTANTS.values()), ids=list(INSTANTS))
 def test_timestamp_keeps_milliseconds(rdq: Rdq, instant: datetime) -> None:
     """RDQ-RT-007 (C3): the instant comes back to the millisecond in every timestamp
     field."""
     attempt = Attempt(attempt_no=1, started_at=instant, finished_at=instant,
-                      outcome=Outcome.RETRYABLE_FAILURE, error=_PLAIN_ERROR)
+                      outcome=Outcome.RETRYABLE_FAILURE, error=PLAIN_ERROR)
     env = base_envelope(7, created_at=instant, next_attempt_at=instant, attempts=(attempt,))
     rdq.namespace().roundtrip(env)
 
@@ -336,7 +330,7 @@ def test_every_zones_repeated_hour_keeps_its_instants(rdq: Rdq) -> None:
         chunk = REPEATED_HOURS[n:n + 4]
         created, due, started, finished = chunk + chunk[-1:] * (4 - len(chunk))
         attempt = Attempt(attempt_no=1, started_at=started, finished_at=finished,
-                          outcome=Outcome.RETRYABLE_FAILURE, error=_PLAIN_ERROR)
+                          outcome=Outcome.RETRYABLE_FAILURE, error=PLAIN_ERROR)
         ns.roundtrip(base_envelope(65 + n, created_at=created, next_attempt_at=due,
                                    attempts=(attempt,)))
 

@@ -210,20 +210,26 @@ def test_drop_removes_a_namespace_of_many_envelopes(rdq: Rdq) -> None:
 _BELOW_TOP = ("detail", "attempt-unknown-field", "error-unknown-field")
 
 
+def _filled(base: Envelope, size: int, seed: int) -> Envelope:
+    """``base`` with a payload of random bytes that takes its compact encoding to at most
+    ``size`` bytes, within 4 of it (base64: 4 characters for 3 bytes)."""
+    size0 = len(encode(dataclasses.replace(base, payload=b"")).encode("utf-8"))
+    k = ((size - size0) // 4) * 3
+    return dataclasses.replace(base, payload=random.Random(seed).randbytes(k))
+
+
 def _near_limit(n: int, kind: str) -> Envelope:
     """A valid envelope whose compact encoding is 1,040,000..1,048,576 bytes (C2)."""
     base = base_envelope(n, payload=b"")
     size0 = len(encode(base).encode("utf-8"))
     if kind == "exact-limit":
-        k = ((MAX_ENVELOPE_BYTES - 100 - size0) // 4) * 3
-        env = dataclasses.replace(base, payload=random.Random(n).randbytes(k))
+        env = _filled(base, MAX_ENVELOPE_BYTES - 100, n)
         gap = MAX_ENVELOPE_BYTES - len(encode(env).encode("utf-8"))
         # an unknown field appends ,"x_pad":"<pad>" : 11 bytes plus the pad
         env = dataclasses.replace(env, extra={"x_pad": "p" * (gap - 11)})
         assert len(encode(env).encode("utf-8")) == MAX_ENVELOPE_BYTES
     elif kind == "payload":
-        k = ((MAX_ENVELOPE_BYTES - 2_000 - size0) // 4) * 3
-        env = dataclasses.replace(base, payload=random.Random(n).randbytes(k))
+        env = _filled(base, MAX_ENVELOPE_BYTES - 2_000, n)
     elif kind == "multibyte-text":  # in an unknown field: bytes, not characters, count
         room = MAX_ENVELOPE_BYTES - 2_000 - size0
         env = dataclasses.replace(base, extra={"x_big": "\u20ac\U0001f600" * (room // 7)})
@@ -250,10 +256,8 @@ def test_near_one_mib_envelope(rdq: Rdq, kind: str) -> None:
 def _past_limit(earlier: Envelope) -> Envelope:
     """``earlier`` rewritten with a payload that takes its compact encoding 64 KiB past
     C2's 1 MiB: a write a plugin may refuse (PAYLOAD_TOO_LARGE, C17)."""
-    size0 = len(encode(dataclasses.replace(earlier, payload=b"")).encode("utf-8"))
-    k = ((MAX_ENVELOPE_BYTES + 65_536 - size0) // 4) * 3
-    return dataclasses.replace(earlier, payload=random.Random(k).randbytes(k),
-                               queue="other.queue")
+    return _filled(dataclasses.replace(earlier, queue="other.queue"),
+                   MAX_ENVELOPE_BYTES + 65_536, 62)
 
 
 @requirement("RDQ-ST-005")

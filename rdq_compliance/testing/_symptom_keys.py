@@ -5,11 +5,14 @@ case or trailing spaces). Part of :mod:`._symptoms`."""
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, fields, is_dataclass
+from typing import Any
 
 from ..envelope._codec import to_json
+from ..envelope._deep import dumps, loads
 from ..envelope._diagnosis import pointer_pattern
 from ..envelope._difference import Difference
 from ..envelope._json import json_equal
@@ -156,18 +159,13 @@ def restyled_key(first: Difference, expected: object, actual: object
 
 def _restyled(value: object, style: Callable[[str], str]) -> object:
     """``value`` with every object key in it restyled (what the same transform made of
-    the keys inside it); ``value`` itself where it nests too deep for that."""
-    def walk(v: object) -> object:
-        if isinstance(v, dict):
-            return {style(k): walk(x) for k, x in v.items()}
-        if isinstance(v, list):
-            return [walk(x) for x in v]
-        return v
+    the keys inside it), at any depth (``_deep``'s loops past ``json``'s recursion)."""
+    return loads(dumps(value, allow_nan=True), object_pairs_hook=_restyling(style))
 
-    try:
-        return walk(value)
-    except RecursionError:
-        return value
+
+@functools.cache  # one hook per style: _deep caches a decoder per hook
+def _restyling(style: Callable[[str], str]) -> Callable[[list[tuple[str, Any]]], object]:
+    return lambda pairs: {style(k): v for k, v in pairs}
 
 
 def merged_keys(
